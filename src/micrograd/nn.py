@@ -1,0 +1,153 @@
+"""A tiny neural-net library on top of Value: Module, Neuron, Layer, MLP.
+
+Compatible with micrograd 0.1.0: same constructors, same reprs, and the initial weights
+are drawn from Python's `random` in the same order, so `random.seed(1337)` gives the same
+network. Two traps of the original are fixed: a one-neuron hidden layer works, and an
+input of the wrong length raises instead of being silently truncated by `zip`.
+
+By default a neuron's `w·x + b` is one graph node (`engine.weighted_sum`): the same numbers
+as the lecture's chain of `*` and `+` nodes, several times faster. Pass `fused=False` to get
+the lecture's fine-grained graph, e.g. for pictures and the backward trace.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from micrograd.engine import Number, Value, weighted_sum
+
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+
+
+class Module:
+    """Base class: anything with parameters() that can zero their gradients."""
+
+    def zero_grad(self) -> None:
+        for p in self.parameters():
+            p.grad = 0.0
+
+    def parameters(self) -> list[Value]:
+        return []
+
+
+class Neuron(Module):
+    """act(w·x + b): weights uniform in [-1, 1], bias 0, as micrograd 0.1.0."""
+
+    def __init__(
+        self,
+        nin: int,
+        nonlin: bool = True,
+        activation: str = "relu",
+        fused: bool = True,
+        rng: random.Random | None = None,
+    ):
+        _check_size("nin", nin)
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+        uniform = (rng or random).uniform
+        self.w = [Value(uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(0)
+        self.nonlin = nonlin
+        self.activation = activation if nonlin else "linear"
+        self.fused = fused
+
+    def __call__(self, x: Sequence[Value | Number]) -> Value:
+        if len(x) != len(self.w):
+            raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
+        if self.fused:
+            act = weighted_sum(self.w, x, self.b)
+        else:
+            act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        if self.activation == "relu":
+            return act.relu()
+        if self.activation == "tanh":
+            return act.tanh()
+        if self.activation == "sigmoid":
+            return act.sigmoid()
+        return act
+
+    def parameters(self) -> list[Value]:
+        return self.w + [self.b]
+
+    def __repr__(self) -> str:
+        kind = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linear"}
+        return f"{kind[self.activation]}Neuron({len(self.w)})"
+
+
+class Layer(Module):
+    """nout independent neurons reading the same input."""
+
+    def __init__(self, nin: int, nout: int, **kwargs):
+        _check_size("nout", nout)
+        self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
+
+    def forward(self, x: Sequence[Value | Number]) -> list[Value]:
+        """The layer's outputs, always as a list."""
+        return [n(x) for n in self.neurons]
+
+    def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
+        out = self.forward(x)
+        return out[0] if len(out) == 1 else out  # micrograd 0.1.0 unwraps a single output
+
+    def parameters(self) -> list[Value]:
+        return [p for n in self.neurons for p in n.parameters()]
+
+    def __repr__(self) -> str:
+        return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
+
+
+class MLP(Module):
+    """A multi-layer perceptron: hidden layers with `activation`, a linear output layer.
+
+    MLP(3, [4, 4, 1]) has 3*4+4 + 4*4+4 + 4+1 = 41 parameters. `activation` is "relu"
+    (micrograd's repository), "tanh" (the lecture) or "sigmoid"; `output_activation`
+    defaults to "linear" -- pass "tanh" for the lecture's network, whose every neuron is tanh.
+    """
+
+    def __init__(
+        self,
+        nin: int,
+        nouts: Sequence[int],
+        activation: str = "relu",
+        output_activation: str = "linear",
+        fused: bool = True,
+        rng: random.Random | None = None,
+    ):
+        _check_size("nin", nin)
+        if isinstance(nouts, int) or not nouts:
+            raise ValueError(f"nouts must be a non-empty list of layer sizes, got {nouts!r}")
+        sz = [nin] + list(nouts)
+        self.layers = [
+            Layer(
+                sz[i],
+                sz[i + 1],
+                nonlin=True,
+                activation=activation if i != len(nouts) - 1 else output_activation,
+                fused=fused,
+                rng=rng,
+            )
+            for i in range(len(nouts))
+        ]
+
+    def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
+        if len(x) != self.nin:
+            raise ValueError(f"MLP expects {self.nin} inputs, got {len(x)}")
+        for layer in self.layers:
+            x = layer.forward(x)  # lists between layers: a 1-neuron hidden layer works
+        return x[0] if len(x) == 1 else x
+
+    @property
+    def nin(self) -> int:
+        return len(self.layers[0].neurons[0].w)
+
+    def parameters(self) -> list[Value]:
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self) -> str:
+        return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
+
+
+def _check_size(name: str, n: object) -> None:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"{name} must be a positive int, got {n!r}")
