@@ -34,10 +34,11 @@ def _number(x: Any) -> str:
 
 
 def describe(graph: GraphView, rankdir: str = "LR",
-             fields: Callable[[Any], list] | None = None) -> tuple:
+             fields: Callable[[Any], list] | None = None, grads: dict | None = None) -> tuple:
     """(graph attrs, [(node name, attrs)], [(tail, head, attrs)]) of the lecture picture.
 
-    `fields(node)` may add record fields after `grad` (the HTML page's numerical check).
+    `fields(node)` may add record fields after `grad` (the HTML page's numerical check);
+    `grads` (id(node) -> number) shows other gradients than `.grad` (the page starts at 0).
     """
     if rankdir not in RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
@@ -45,7 +46,8 @@ def describe(graph: GraphView, rankdir: str = "LR",
     nodes, edges = [], []
     for node in graph.nodes:
         nid = graph.id(node)
-        parts = [graph.name(node), f"data {_number(node.data)}", f"grad {_number(node.grad)}"]
+        grad = node.grad if grads is None else grads[id(node)]
+        parts = [graph.name(node), f"data {_number(node.data)}", f"grad {_number(grad)}"]
         if fields is not None:
             parts += fields(node)
         label = "{ " + " | ".join(_escape(p, record=True) for p in parts) + " }"
@@ -56,8 +58,9 @@ def describe(graph: GraphView, rankdir: str = "LR",
                                   "fontsize": "11", "margin": "0.02,0.02",
                                   "width": "0.3", "height": "0.3"}))
             edges.append((op_id, nid, {"id": f"{op_id}_to_{nid}"}))
-    for child, node in graph.edges():
-        edges.append((graph.id(child), graph.id(node) + "_op", {}))
+    for node in graph.nodes:
+        for child, edge_id in input_edges(graph, node):
+            edges.append((graph.id(child), graph.id(node) + "_op", {"id": edge_id}))
     if graph.cut:
         nodes.append(("cut", {
             "label": _escape(f"... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"),
@@ -68,11 +71,23 @@ def describe(graph: GraphView, rankdir: str = "LR",
     return graph_attrs, nodes, edges
 
 
+def input_edges(graph: GraphView, node: Any) -> list:
+    """[(input, edge id)] of the drawn arrows into node's op; a repeated input gets _2, _3."""
+    result, seen = [], {}
+    for child in node._prev:
+        if id(child) in graph.ids:
+            base = f"{graph.id(child)}_to_{graph.id(node)}_op"
+            seen[base] = seen.get(base, 0) + 1
+            result.append((child, base if seen[base] == 1 else f"{base}_{seen[base]}"))
+    return result
+
+
 def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
-               fields: Callable[[Any], list] | None = None, graph: GraphView | None = None) -> str:
+               fields: Callable[[Any], list] | None = None, graph: GraphView | None = None,
+               grads: dict | None = None) -> str:
     """The DOT text of draw_dot's picture, made without the graphviz Python package."""
     graph = graph or view(root, max_depth, what="dot_source")
-    graph_attrs, nodes, edges = describe(graph, rankdir, fields)
+    graph_attrs, nodes, edges = describe(graph, rankdir, fields, grads)
 
     def attrs(a: dict) -> str:
         return ", ".join(f'{k}="{v}"' for k, v in a.items())
