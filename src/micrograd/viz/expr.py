@@ -15,7 +15,6 @@ error that points at the offending part. Variable names become the Values' label
 from __future__ import annotations
 
 import ast
-import math
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -110,12 +109,11 @@ def parse_expression(text: str) -> Expression:
     match = _ROOT_LABEL.match(text)
     if match:
         output_label, offset, body = match.group(1), match.end(), text[match.end():]
+    offset += len(body) - len(body.lstrip())  # ast counts columns from the first character
     try:
         tree = ast.parse(body.strip(), mode="eval")
-        offset += len(body) - len(body.lstrip())
     except SyntaxError as error:
-        raise ExpressionError(_syntax_message(text, error, offset + len(body) - len(body.lstrip())))\
-            from None
+        raise ExpressionError(_syntax_message(text, error, offset)) from None
     except (ValueError, RecursionError, MemoryError) as error:
         raise ExpressionError(f"cannot parse the expression: {error}") from None
     expression = Expression(text, tree, (), output_label, offset)
