@@ -120,6 +120,12 @@ def test_svg_output_parses_as_xml_with_the_numbers():
     assert "grad 6.0000" in texts and "data -8.0000" in texts
 
 
+def test_jupyter_shows_the_picture_inline():
+    need_dot()
+    bundle = draw_dot(lecture_expression())._repr_mimebundle_()
+    assert "grad 6.0000" in bundle["image/svg+xml"]
+
+
 def test_png_output_has_the_png_signature(tmp_path):
     need_dot()
     path = draw_dot(lecture_neuron(), format="png").render(tmp_path / "neuron")
