@@ -271,3 +271,13 @@ def test_importing_viz_needs_no_graphviz_and_engines_do_not_import_viz():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=SRC), timeout=60)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_html_page_of_a_graph_too_big_for_graphviz_uses_the_column_layout(monkeypatch):
+    need_dot()
+    import micrograd.viz.html as html_module
+
+    monkeypatch.setattr(html_module, "DOT_LAYOUT_LIMIT", 5)
+    with pytest.warns(UserWarning, match="column layout"):
+        page = html_module.html_page(lecture_neuron())
+    assert '<g id="n0" class="node">' in page and "grad 0.0000" in page

@@ -15,6 +15,7 @@ import html
 import json
 import math
 import re
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -26,6 +27,7 @@ from micrograd.viz.graph import GraphView, fmt4, view
 from micrograd.viz.trace import trace_steps
 
 H = 1e-6  # step of the numerical check; forward difference as in the lecture
+DOT_LAYOUT_LIMIT = 1500  # nodes; Graphviz takes minutes on bigger graphs, the columns a second
 
 
 def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = None,
@@ -171,10 +173,13 @@ def _asset(name: str) -> str:
 
 def _svg(graph: GraphView, rankdir: str, fields: Callable, grads: dict) -> str:
     """The graph as inline SVG: Graphviz's layout if `dot` is installed, else a simple one."""
-    if has_dot():
+    if has_dot() and len(graph.nodes) <= DOT_LAYOUT_LIMIT:
         source = dot_source(graph.root, rankdir, fields=fields, graph=graph, grads=grads)
         svg = run_dot(source, "svg").decode("utf-8")
         return svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
+    if has_dot():
+        warnings.warn(f"to_html: {len(graph.nodes)} nodes would take Graphviz minutes to lay "
+                      f"out; using the simple column layout instead", stacklevel=4)
     return _column_layout(graph, fields, grads)
 
 
