@@ -83,7 +83,10 @@ GRAPHS = [(lecture_expression, LECTURE_TABLE, ["*", "+", "*"], 3 + 6),
 @pytest.mark.parametrize("build, table, ops, arrows", GRAPHS,
                          ids=["L=(a*b+c)*f", "tanh neuron"])
 def test_draw_dot_has_every_value_with_data_and_grad(build, table, ops, arrows):
+    import graphviz
+
     picture = draw_dot(build())
+    assert isinstance(picture, graphviz.Digraph)
     source = picture.source
     for label, data, grad in table:
         assert f"{{ {label} | data {data} | grad {grad} }}" in source
