@@ -1,0 +1,187 @@
+"""draw_dot: the lecture's graph picture, as Graphviz DOT.
+
+A record per value (`label | data 2.0000 | grad 6.0000`) and a small node per op between
+its inputs and its output. The picture is described once as plain node/edge lists, then
+turned into a `graphviz.Digraph` (for notebooks and `.render()`) or into DOT text directly
+(for the HTML page and `.dot` files, which then need no Python package).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import Any, Callable
+
+from micrograd.viz.graph import GraphView, fmt4, view
+
+INSTALL_GRAPHVIZ = (
+    "Graphviz's `dot` program is not installed: install it with `apt install graphviz`, "
+    "`brew install graphviz`, `conda install graphviz` or from https://graphviz.org/download/ "
+    "(the DOT text is still available as .source)"
+)
+RANKDIRS = ("LR", "TB", "RL", "BT")
+FORMATS = ("svg", "png", "pdf", "dot")
+
+
+def _escape(text: str, record: bool = False) -> str:
+    """Escape text for a quoted DOT string; in a record label also the field syntax."""
+    specials = '\\"{}|<>' if record else '\\"'
+    return "".join("\\" + ch if ch in specials else ch for ch in str(text))
+
+
+def _number(x: Any) -> str:
+    return fmt4(x) if isinstance(x, float) else str(x)
+
+
+def describe(graph: GraphView, rankdir: str = "LR",
+             fields: Callable[[Any], list] | None = None, grads: dict | None = None) -> tuple:
+    """(graph attrs, [(node name, attrs)], [(tail, head, attrs)]) of the lecture picture.
+
+    `fields(node)` may add record fields after `grad` (the HTML page's numerical check);
+    `grads` (id(node) -> number) shows other gradients than `.grad` (the page starts at 0).
+    """
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+    graph_attrs = {"rankdir": rankdir}
+    nodes, edges = [], []
+    for node in graph.nodes:
+        nid = graph.id(node)
+        grad = node.grad if grads is None else grads[id(node)]
+        parts = [graph.name(node), f"data {_number(node.data)}", f"grad {_number(grad)}"]
+        if fields is not None:
+            parts += fields(node)
+        label = "{ " + " | ".join(_escape(p, record=True) for p in parts) + " }"
+        nodes.append((nid, {"label": label, "shape": "record", "id": nid}))
+        if node._prev:
+            op_id = nid + "_op"
+            nodes.append((op_id, {"label": _escape(node._op or "?"), "id": op_id,
+                                  "fontsize": "11", "margin": "0.02,0.02",
+                                  "width": "0.3", "height": "0.3"}))
+            edges.append((op_id, nid, {"id": f"{op_id}_to_{nid}"}))
+    for node in graph.nodes:
+        for child, edge_id in input_edges(graph, node):
+            edges.append((graph.id(child), graph.id(node) + "_op", {"id": edge_id}))
+    if graph.cut:
+        nodes.append(("cut", {
+            "label": _escape(f"... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"),
+            "shape": "note", "style": "dashed", "id": "cut"}))
+        for node in graph.nodes:
+            if id(node) in graph.cut:
+                edges.append(("cut", graph.id(node) + "_op", {"style": "dashed"}))
+    return graph_attrs, nodes, edges
+
+
+def input_edges(graph: GraphView, node: Any) -> list:
+    """[(input, edge id)] of the drawn arrows into node's op; a repeated input gets _2, _3."""
+    result, seen = [], {}
+    for child in node._prev:
+        if id(child) in graph.ids:
+            base = f"{graph.id(child)}_to_{graph.id(node)}_op"
+            seen[base] = seen.get(base, 0) + 1
+            result.append((child, base if seen[base] == 1 else f"{base}_{seen[base]}"))
+    return result
+
+
+def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
+               fields: Callable[[Any], list] | None = None, graph: GraphView | None = None,
+               grads: dict | None = None) -> str:
+    """The DOT text of draw_dot's picture, made without the graphviz Python package."""
+    graph = graph or view(root, max_depth, what="dot_source")
+    graph_attrs, nodes, edges = describe(graph, rankdir, fields, grads)
+
+    def attrs(a: dict) -> str:
+        return ", ".join(f'{k}="{v}"' for k, v in a.items())
+
+    lines = ["digraph {", f"\tgraph [{attrs(graph_attrs)}]"]
+    lines += [f'\t"{name}" [{attrs(a)}]' for name, a in nodes]
+    lines += [f'\t"{tail}" -> "{head}"' + (f" [{attrs(a)}]" if a else "")
+              for tail, head, a in edges]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
+             max_depth: int | None = None) -> Any:
+    """The lecture's picture of `root`'s graph as a graphviz.Digraph.
+
+    `.render()` / `.pipe()` need Graphviz's `dot` program; in Jupyter the result shows
+    inline. Graphs over 500 nodes warn with their size; `max_depth=N` draws only nodes
+    within N ops of root (the rest is summarised in one dashed note, not dropped silently).
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+    try:
+        import graphviz
+    except ImportError:
+        raise ImportError(
+            "draw_dot needs the graphviz Python package: pip install graphviz "
+            "(or pip install 'micrograd[viz]'); to_mermaid() and dot_source() need nothing"
+        ) from None
+    graph = view(root, max_depth)
+    graph_attrs, nodes, edges = describe(graph, rankdir)
+    picture = _digraph_class(graphviz)(format=format, graph_attr=graph_attrs)
+    for name, attrs in nodes:
+        picture.node(name, **attrs)
+    for tail, head, attrs in edges:
+        picture.edge(tail, head, **attrs)
+    return picture
+
+
+_DIGRAPH = None
+
+
+def _digraph_class(graphviz: Any) -> type:
+    """graphviz.Digraph whose errors for a missing `dot` say how to install it."""
+    global _DIGRAPH
+    if _DIGRAPH is not None:
+        return _DIGRAPH
+
+    class GraphvizNotInstalled(graphviz.ExecutableNotFound):
+        def __str__(self) -> str:
+            return INSTALL_GRAPHVIZ
+
+    def explained(method: Callable) -> Callable:
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except graphviz.ExecutableNotFound as error:
+                raise GraphvizNotInstalled(error.args) from None
+        wrapper.__name__ = method.__name__
+        wrapper.__doc__ = method.__doc__
+        return wrapper
+
+    class Digraph(graphviz.Digraph):
+        """A graphviz.Digraph; without `dot` it says how to install Graphviz."""
+
+        render = explained(graphviz.Digraph.render)
+        pipe = explained(graphviz.Digraph.pipe)
+
+        def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+            try:
+                return super()._repr_mimebundle_(include, exclude, **kwargs)
+            except graphviz.ExecutableNotFound:
+                return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
+
+    Digraph.__module__ = __name__
+    _DIGRAPH = Digraph
+    return Digraph
+
+
+class GraphvizNotFound(OSError):
+    """Graphviz's `dot` program is missing (an OSError, like the FileNotFoundError behind it)."""
+
+
+def has_dot() -> bool:
+    """Is Graphviz's `dot` program on PATH?"""
+    return shutil.which("dot") is not None
+
+
+def run_dot(source: str, format: str) -> bytes:
+    """Lay out DOT text with the `dot` program; a one-line install hint if it is missing."""
+    if not has_dot():
+        raise GraphvizNotFound(INSTALL_GRAPHVIZ)
+    result = subprocess.run(["dot", f"-T{format}"], input=source.encode(), capture_output=True,
+                            timeout=300)
+    if result.returncode != 0:
+        raise OSError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
+    return result.stdout

@@ -1,0 +1,40 @@
+"""to_mermaid: the graph as a Mermaid flowchart, which Markdown renders with nothing installed.
+
+The form of the seed notes: a box per value, a circle per op, arrows from inputs to op to
+output (`a["a | data 2.0000 | grad 6.0000"] --> n2_op(("*"))`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from micrograd.viz.graph import fmt4, view
+
+
+def _text(text: str) -> str:
+    """Mermaid-escape text inside ["..."]: quotes and angle brackets become entity codes."""
+    return (str(text).replace("#", "#35;").replace('"', "#quot;")
+            .replace("<", "#lt;").replace(">", "#gt;"))
+
+
+def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None) -> str:
+    """A Mermaid `flowchart` of `root`'s graph: value boxes with data and grad, op circles."""
+    if rankdir not in ("LR", "TB", "RL", "BT"):
+        raise ValueError(f"rankdir must be one of LR, TB, RL, BT, got {rankdir!r}")
+    graph = view(root, max_depth, what="to_mermaid")
+    lines = [f"flowchart {rankdir}"]
+    for node in graph.nodes:
+        nid = graph.id(node)
+        data = fmt4(node.data) if isinstance(node.data, float) else node.data
+        grad = fmt4(node.grad) if isinstance(node.grad, float) else node.grad
+        lines.append(f'  {nid}["{_text(graph.name(node))} | data {data} | grad {grad}"]')
+        if node._prev:
+            lines.append(f'  {nid}_op(("{_text(node._op or "?")}")) --> {nid}')
+    for child, node in graph.edges():
+        lines.append(f"  {graph.id(child)} --> {graph.id(node)}_op")
+    if graph.cut:
+        lines.append(f'  cut["... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"]')
+        for node in graph.nodes:
+            if id(node) in graph.cut:
+                lines.append(f"  cut -.-> {graph.id(node)}_op")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,177 @@
+// Step through backprop: each step runs one node's backward, as micrograd's backward() does.
+// The steps (precomputed in Python) say which gradients change from what to what, so going
+// back undoes exactly what going forward did.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("mg-data").textContent);
+  const steps = data.steps;
+  const svg = document.querySelector("#mg-graph svg");
+  const pane = document.getElementById("mg-graph");
+  const grads = {};
+  const gradText = {};
+  let current = 0;
+
+  function fmt(x) {  // the picture's format: %.4f, exponent form when 4 decimals hide x
+    if (typeof x === "string") return x;  // "nan", "inf", "-inf"
+    const a = Math.abs(x);
+    if (x === 0 || (a >= 1e-4 && a < 1e9)) return x.toFixed(4);
+    return x.toExponential(4);
+  }
+
+  for (const id in data.nodes) {
+    grads[id] = 0;
+    const g = document.getElementById(id);
+    if (!g) continue;
+    const t = Array.from(g.querySelectorAll("text")).find(e => e.textContent.trim().startsWith("grad "));
+    if (t) { t.classList.add("mg-grad"); gradText[id] = t; }
+  }
+
+  // The leaves table: its grad column fills in as the steps reach each leaf.
+  const tbody = document.querySelector("#mg-leaves tbody");
+  const leafCells = {};
+  for (const id of data.leaves) {
+    const node = data.nodes[id];
+    const row = document.createElement("tr");
+    row.dataset.id = id;
+    const cells = [node.name, fmt(node.data), "", ...(data.numerical ? [node.numerical === null ? "—" : fmt(node.numerical)] : [])];
+    for (const text of cells) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      row.appendChild(td);
+    }
+    row.children[2].className = "mg-leaf-grad";
+    tbody.appendChild(row);
+    leafCells[id] = row;
+  }
+
+  function setClass(ids, cls) {
+    document.querySelectorAll("." + cls).forEach(e => e.classList.remove(cls));
+    for (const id of ids) {
+      const e = document.getElementById(id);
+      if (e) e.classList.add(cls);
+    }
+  }
+
+  function close(a, b) {
+    if (typeof a === "string" || typeof b === "string" || a === null || b === null) return a === b;
+    return Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(a), Math.abs(b));
+  }
+
+  function render() {
+    const step = steps[current];
+    const touched = new Set();
+    for (let k = 1; k <= current; k++) for (const u of steps[k].updates) touched.add(u.id);
+    for (const id in gradText) {
+      gradText[id].textContent = "grad " + fmt(grads[id]);
+      const g = document.getElementById(id);
+      g.classList.toggle("mg-filled", touched.has(id));
+    }
+    const changed = step.updates.map(u => u.id);
+    setClass(step.node ? [step.node, step.node + "_op"] : [], "mg-active");
+    setClass(changed.filter(id => id !== step.node), "mg-receiving");
+    setClass(changed, "mg-changed");
+    for (const id of step.edges || []) { const e = document.getElementById(id); if (e) e.classList.add("mg-active"); }
+    for (const id in leafCells) {
+      const row = leafCells[id];
+      const cell = row.children[2];
+      cell.textContent = touched.has(id) ? fmt(grads[id]) : "";
+      row.classList.toggle("mg-receiving", changed.includes(id));
+      cell.classList.remove("mg-ok", "mg-off");
+      const numerical = data.nodes[id].numerical;
+      // mark agreement once backprop is done; a nan/inf numerical check proves nothing
+      if (current === steps.length - 1 && typeof numerical === "number" && typeof grads[id] === "number") {
+        cell.classList.add(close(grads[id], numerical) || Math.abs(grads[id] - numerical) < 1e-3 ? "mg-ok" : "mg-off");
+      }
+    }
+    document.getElementById("mg-counter").textContent = `step ${current} of ${steps.length - 1}`;
+    document.getElementById("mg-step-title").textContent = step.title;
+    document.getElementById("mg-step-lines").textContent = step.lines.join("\n");
+    document.getElementById("mg-prev").disabled = current === 0;
+    document.getElementById("mg-first").disabled = current === 0;
+    document.getElementById("mg-next").disabled = current === steps.length - 1;
+    document.getElementById("mg-last").disabled = current === steps.length - 1;
+    if (step.node) follow(step.node);
+  }
+
+  function go(target) {
+    target = Math.max(0, Math.min(steps.length - 1, target));
+    while (current < target) {  // run steps forward: apply their updates
+      current++;
+      for (const u of steps[current].updates) grads[u.id] = u.after;
+    }
+    while (current > target) {  // undo: restore what each step overwrote, newest first
+      const ups = steps[current].updates;
+      for (let i = ups.length - 1; i >= 0; i--) grads[ups[i].id] = ups[i].before;
+      current--;
+    }
+    render();
+  }
+
+  // --- pan and zoom by moving the SVG viewBox ------------------------------------------
+  let full = null;
+  if (svg) {
+    const vb = svg.viewBox.baseVal;
+    full = vb && vb.width ? { x: vb.x, y: vb.y, width: vb.width, height: vb.height }
+                          : { x: 0, y: 0, width: svg.getBBox().width, height: svg.getBBox().height };
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  }
+  function setView(v) { svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.width} ${v.height}`); }
+  function view() { const b = svg.viewBox.baseVal; return { x: b.x, y: b.y, width: b.width, height: b.height }; }
+  function fit() { if (svg) setView(full); }
+  function toSvg(clientX, clientY) {
+    const p = svg.createSVGPoint();
+    p.x = clientX; p.y = clientY;
+    return p.matrixTransform(svg.getScreenCTM().inverse());
+  }
+  const followBox = document.getElementById("mg-follow");
+  function follow(id) {  // keep the active node in sight, zoomed in to a readable size
+    const e = document.getElementById(id);
+    if (!e || !svg || !followBox.checked) return;
+    const r = e.getBoundingClientRect(), p = pane.getBoundingClientRect(), v = view();
+    const scale = Math.min(p.width / v.width, p.height / v.height);  // screen px per unit
+    const inside = r.left >= p.left && r.right <= p.right && r.top >= p.top && r.bottom <= p.bottom;
+    if (inside && scale >= 0.45) return;
+    const c = toSvg(r.left + r.width / 2, r.top + r.height / 2);
+    const width = scale < 0.45 ? p.width : v.width, height = scale < 0.45 ? p.height : v.height;
+    setView({ x: c.x - width / 2, y: c.y - height / 2, width, height });
+  }
+  if (svg) {
+    pane.addEventListener("wheel", ev => {
+      ev.preventDefault();
+      const factor = Math.exp(Math.sign(ev.deltaY) * 0.15), c = toSvg(ev.clientX, ev.clientY), v = view();
+      setView({ x: c.x - (c.x - v.x) * factor, y: c.y - (c.y - v.y) * factor,
+                width: v.width * factor, height: v.height * factor });
+    }, { passive: false });
+    let drag = null;
+    pane.addEventListener("pointerdown", ev => {
+      drag = { start: toSvg(ev.clientX, ev.clientY) };
+      pane.classList.add("dragging");
+      pane.setPointerCapture(ev.pointerId);
+    });
+    pane.addEventListener("pointermove", ev => {
+      if (!drag) return;
+      const now = toSvg(ev.clientX, ev.clientY), v = view();
+      setView({ x: v.x - (now.x - drag.start.x), y: v.y - (now.y - drag.start.y), width: v.width, height: v.height });
+    });
+    const stop = () => { drag = null; pane.classList.remove("dragging"); };
+    pane.addEventListener("pointerup", stop);
+    pane.addEventListener("pointercancel", stop);
+  }
+
+  document.getElementById("mg-first").onclick = () => go(0);
+  document.getElementById("mg-prev").onclick = () => go(current - 1);
+  document.getElementById("mg-next").onclick = () => go(current + 1);
+  document.getElementById("mg-last").onclick = () => go(steps.length - 1);
+  document.getElementById("mg-fit").onclick = fit;
+  document.addEventListener("keydown", ev => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const keys = { ArrowRight: () => go(current + 1), ArrowDown: () => go(current + 1),
+                   ArrowLeft: () => go(current - 1), ArrowUp: () => go(current - 1),
+                   Home: () => go(0), End: () => go(steps.length - 1), f: fit, F: fit };
+    if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
+  });
+  window.micrograd = { go, get step() { return current; }, steps: steps.length - 1 };
+  render();
+})();

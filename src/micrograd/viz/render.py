@@ -1,0 +1,44 @@
+"""What `micrograd graph` and `micrograd trace` call: an expression in, a picture or trace out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from micrograd.viz.dot import dot_source, run_dot
+from micrograd.viz.expr import parse_expression
+from micrograd.viz.html import to_html
+from micrograd.viz.mermaid import to_mermaid
+from micrograd.viz.trace import trace
+
+SUFFIXES = (".svg", ".png", ".dot", ".mmd", ".html")
+
+
+def trace_expression(expr: str, values: Mapping[str, float]) -> str:
+    """The forward values and backward steps of `expr` at `values` (see trace)."""
+    return trace(parse_expression(expr).evaluate(values))
+
+
+def render_expression(expr: str, values: Mapping[str, float], output_path: str | Path,
+                      rankdir: str = "LR") -> str:
+    """Draw `expr` at `values`, after backward(), to .svg/.png/.dot/.mmd/.html; return the path.
+
+    .svg and .png need Graphviz's `dot` program; .dot, .mmd and .html need nothing.
+    """
+    path = Path(output_path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"cannot write {str(path)!r}: the output file must end in "
+                         f"{', '.join(SUFFIXES)} (got {suffix or 'no suffix'!r})")
+    expression = parse_expression(expr)
+    if suffix == ".html":
+        return to_html(expression, path, values=values, rankdir=rankdir)
+    root = expression.evaluate(values)
+    root.backward()
+    if suffix == ".mmd":
+        path.write_text(to_mermaid(root, rankdir=rankdir), encoding="utf-8")
+    elif suffix == ".dot":
+        path.write_text(dot_source(root, rankdir), encoding="utf-8")
+    else:
+        path.write_bytes(run_dot(dot_source(root, rankdir), suffix[1:]))
+    return str(path)

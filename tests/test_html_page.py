@@ -1,0 +1,281 @@
+"""The step-through backprop page, end to end in headless Chromium (Debian's, via Playwright).
+
+After every step the gradients shown on the page are compared with the engine's own: the
+test runs the engine's backward functions one node at a time, in the engine's order.
+"""
+
+import math
+import os
+import random
+import shutil
+
+import pytest
+
+from micrograd.autograd import topological_order
+from micrograd.engine import Value
+from micrograd.viz import parse_expression, to_html
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+B = 6.8813735870195432
+
+
+def _missing(what):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is missing; CI must install it (scripts/system-deps.sh, .[test])")
+    pytest.skip(f"{what} is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright Python package")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(chromium):
+        _missing("Chromium (/usr/bin/chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def open_page(browser, tmp_path):
+    pages = []
+
+    def open_(root, **kwargs):
+        path = tmp_path / f"page{len(pages)}.html"
+        to_html(root, path, **kwargs)
+        page = browser.new_page(viewport={"width": 1300, "height": 800})
+        errors, requests = [], []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(path.as_uri())
+        page.errors, page.requests = errors, requests
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+
+
+def engine_snapshots(root):
+    """Gradients of every node after each page step, from the engine's own backward functions."""
+    order = topological_order(root)
+    for node in order:
+        node.grad = 0.0
+    snapshots = [[0.0] * len(order)]
+    root.grad = 1.0
+    snapshots.append([n.grad for n in order])
+    active = [None, 0]
+    for node in reversed(order):
+        if node._grad_fn is not None:
+            node._grad_fn(node)
+            snapshots.append([n.grad for n in order])
+            active.append(order.index(node))
+    active[1] = len(order) - 1
+    return order, snapshots, active
+
+
+SHOWN_GRADS = """() => {
+  const shown = {};
+  for (const g of document.querySelectorAll('g.node')) {
+    const t = Array.from(g.querySelectorAll('text')).map(e => e.textContent.trim())
+                   .find(s => s.startsWith('grad '));
+    if (t) shown[g.id] = t.slice(5);
+  }
+  return shown;
+}"""
+
+
+def assert_page_shows(page, snapshot):
+    shown = page.evaluate(SHOWN_GRADS)
+    assert len(shown) == len(snapshot)
+    for k, expected in enumerate(snapshot):
+        value = float(shown[f"n{k}"])
+        assert abs(value - expected) <= 5.1e-5 + 1e-4 * abs(expected), (k, shown[f"n{k}"], expected)
+
+
+def step_counter(page):
+    return page.inner_text("#mg-counter")
+
+
+def lecture_neuron():
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(B, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    s = x1w1 + x2w2
+    s.label = "x1*w1 + x2*w2"
+    n = s + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    return o
+
+
+def step_through_with_button(page, root):
+    order, snapshots, active = engine_snapshots(root)
+    total = len(snapshots) - 1
+    assert step_counter(page) == f"step 0 of {total}"
+    assert_page_shows(page, snapshots[0])
+    for k in range(1, total + 1):
+        page.click("#mg-next")
+        assert step_counter(page) == f"step {k} of {total}"
+        assert_page_shows(page, snapshots[k])
+        highlighted = page.eval_on_selector_all("g.node.mg-active", "gs => gs.map(g => g.id)")
+        assert f"n{active[k]}" in highlighted
+    assert page.is_disabled("#mg-next")
+    for node in order:  # leaf gradients accumulate across passes: start clean
+        node.grad = 0.0
+    root.backward()  # and the last step equals a plain backward()
+    assert_page_shows(page, [n.grad for n in order])
+    return order, snapshots
+
+
+def test_lecture_neuron_every_step_matches_the_engine(open_page):
+    root = lecture_neuron()
+    page = open_page(root)
+    order, _ = step_through_with_button(page, root)
+    grads = {n.label: n.grad for n in order}
+    assert grads["x1"] == pytest.approx(-1.5) and grads["w1"] == pytest.approx(1.0)
+    assert page.errors == []
+    assert all(url.startswith(("file:", "data:", "about:")) for url in page.requests)
+
+
+def test_lecture_expression_shows_the_chain_rule_arithmetic(open_page):
+    page = open_page("L = (d := (e := a*b) + c) * f", values=dict(a=2, b=-3, c=10, f=-2))
+    page.click("#mg-next")  # L.grad = 1
+    page.click("#mg-next")  # backward of L = d * f
+    assert "backward of L = d * f" in page.inner_text("#mg-step-title")
+    assert "f.grad += d.data * L.grad = 4.0 * 1.0 = 4.0" in page.inner_text("#mg-step-lines")
+
+
+def test_numerical_check_beside_each_leaf_gradient(open_page):
+    page = open_page("tanh(x1*w1 + x2*w2 + b)", values=dict(x1=2, x2=0, w1=-3, w2=1, b=B))
+    page.keyboard.press("End")
+    rows = page.eval_on_selector_all(
+        "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
+    table = {row[0]: (float(row[2]), float(row[3])) for row in rows}
+    lecture = dict(x1=-1.5, w1=1.0, x2=0.5, w2=0.0, b=0.5)  # hand-worked in the lecture
+    assert set(table) == set(lecture)
+    for name, expected in lecture.items():
+        grad, numerical = table[name]
+        assert grad == pytest.approx(expected, abs=1e-4)
+        assert numerical == pytest.approx(expected, abs=1e-4)
+    assert page.locator("#mg-leaves td.mg-ok").count() == 5
+    assert page.locator("#mg-leaves td.mg-off").count() == 0
+
+
+FIFTY = ("L = tanh(x*w1 + y*w2 + b) * relu(x - y) + sigmoid(x*y) / (1 + exp(-x)) "
+         "+ log(abs(w1) + 1) * sin(w2) - cos(b)**2 + sqrt(x*x + y*y) + (x + w1)**2 * w2")
+FIFTY_VALUES = dict(x=0.8, y=-0.6, w1=1.3, w2=-0.7, b=0.25)
+
+
+def test_fifty_node_graph_every_step_matches_the_engine(open_page):
+    expression = parse_expression(FIFTY)
+    root = expression.evaluate(FIFTY_VALUES)
+    assert 45 <= len(topological_order(root)) <= 70
+    page = open_page(expression, values=FIFTY_VALUES)
+    step_through_with_button(page, root)
+    assert page.errors == []
+
+
+def test_arrow_keys_step_forward_and_back(open_page):
+    expression = parse_expression(FIFTY)
+    root = expression.evaluate(FIFTY_VALUES)
+    page = open_page(expression, values=FIFTY_VALUES)
+    _, snapshots, _ = engine_snapshots(root)
+    total = len(snapshots) - 1
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert step_counter(page) == f"step 3 of {total}"
+    assert_page_shows(page, snapshots[3])
+    page.keyboard.press("ArrowLeft")
+    assert step_counter(page) == f"step 2 of {total}"
+    assert_page_shows(page, snapshots[2])  # going back undoes exactly one step
+    page.keyboard.press("End")
+    assert_page_shows(page, snapshots[total])
+    for _ in range(total + 2):  # past the first step stays at 0
+        page.keyboard.press("ArrowLeft")
+    assert step_counter(page) == f"step 0 of {total}"
+    assert_page_shows(page, snapshots[0])
+
+
+def mlp_loss(seed=0):
+    """A few hundred nodes: a 3-8-8-1 tanh network's squared error, built from Values."""
+    rng = random.Random(seed)
+    xs = [Value(v, label=f"x{i}") for i, v in enumerate((0.5, -1.2, 2.0))]
+    for width in (8, 8, 1):
+        xs = [(sum((Value(rng.uniform(-1, 1)) * x for x in xs), Value(0.1))).tanh()
+              for _ in range(width)]
+    return (xs[0] - 1.0) ** 2
+
+
+def test_a_few_hundred_nodes_stay_usable(open_page):
+    root = mlp_loss()
+    order, snapshots, _ = engine_snapshots(root)
+    assert len(order) > 250
+    page = open_page(root)
+    view_box = lambda: page.get_attribute("#mg-graph svg", "viewBox")  # noqa: E731
+    page.click("#mg-fit")
+    fitted = view_box()
+    page.mouse.move(400, 400)
+    page.mouse.wheel(0, -500)  # zoom in
+    zoomed = view_box()
+    assert float(zoomed.split()[2]) < float(fitted.split()[2])
+    page.keyboard.press("f")
+    assert view_box() == fitted
+    page.keyboard.press("End")
+    assert_page_shows(page, snapshots[-1])
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    # follow mode zooms in to the active node so its text is readable
+    assert float(view_box().split()[2]) < float(fitted.split()[2])
+    assert page.errors == []
+
+
+def test_page_without_graphviz_uses_its_own_layout(open_page, monkeypatch):
+    import micrograd.viz.html as html_module
+
+    monkeypatch.setattr(html_module, "has_dot", lambda: False)
+    root = lecture_neuron()
+    page = open_page(root)
+    step_through_with_button(page, root)
+    assert page.errors == []
+
+
+def test_value_page_has_no_numerical_column(open_page):
+    page = open_page(lecture_neuron())
+    headers = page.eval_on_selector_all("#mg-leaves th", "hs => hs.map(h => h.textContent)")
+    assert headers == ["value", "data", "grad"]
+
+
+def test_function_page_has_a_numerical_column(open_page):
+    def neuron(x1, x2, w1, w2, b):
+        return (x1 * w1 + x2 * w2 + b).tanh()
+
+    page = open_page(neuron, values=dict(x1=2, x2=0, w1=-3, w2=1, b=B))
+    page.keyboard.press("End")
+    rows = page.eval_on_selector_all(
+        "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
+    numerical = {row[0]: float(row[3]) for row in rows}
+    assert numerical["x1"] == pytest.approx(-1.5, abs=1e-4)
+    assert math.isclose(numerical["w2"], 0.0, abs_tol=1e-4)
+
+
+def test_labels_cannot_inject_markup(open_page):
+    x = Value(1.0, label="</script><script>window.hacked=1</script><b>")
+    page = open_page(x * 2)
+    assert page.evaluate("() => window.hacked === undefined")
+    assert page.errors == []

@@ -1,0 +1,286 @@
+"""draw_dot, dot_source, to_mermaid, render_expression and the `micrograd graph/trace` commands."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from micrograd.engine import Value
+from micrograd.viz import (
+    GraphvizNotFound,
+    dot_source,
+    draw_dot,
+    render_expression,
+    to_mermaid,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def need_dot():
+    """Graphviz's dot: skip locally when missing, but under CI=true a missing dot fails."""
+    if shutil.which("dot") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Graphviz `dot` is missing; CI must install it (scripts/system-deps.sh)")
+        pytest.skip("Graphviz `dot` is not installed")
+
+
+def lecture_expression():
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c, f = Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
+    L.backward()
+    return L
+
+
+# label, data, grad of every value: the lecture's hand-worked table
+LECTURE_TABLE = [("a", "2.0000", "6.0000"), ("b", "-3.0000", "-4.0000"),
+                 ("c", "10.0000", "-2.0000"), ("f", "-2.0000", "4.0000"),
+                 ("e", "-6.0000", "-2.0000"), ("d", "4.0000", "-2.0000"),
+                 ("L", "-8.0000", "1.0000")]
+
+
+def lecture_neuron():
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    s = x1w1 + x2w2
+    s.label = "x1*w1 + x2*w2"
+    n = s + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    o.backward()
+    return o
+
+
+NEURON_TABLE = [("x1", "2.0000", "-1.5000"), ("w1", "-3.0000", "1.0000"),
+                ("x2", "0.0000", "0.5000"), ("w2", "1.0000", "0.0000"),
+                ("b", "6.8814", "0.5000"), ("x1*w1", "-6.0000", "0.5000"),
+                ("x2*w2", "0.0000", "0.5000"), ("x1*w1 + x2*w2", "-6.0000", "0.5000"),
+                ("n", "0.8814", "0.5000"), ("o", "0.7071", "1.0000")]
+
+# (build, values, ops, arrows: one op -> output per op plus one input -> op per input)
+GRAPHS = [(lecture_expression, LECTURE_TABLE, ["*", "+", "*"], 3 + 6),
+          (lecture_neuron, NEURON_TABLE, ["*", "*", "+", "+", "tanh"], 5 + 9)]
+
+
+@pytest.mark.parametrize("build, table, ops, arrows", GRAPHS,
+                         ids=["L=(a*b+c)*f", "tanh neuron"])
+def test_draw_dot_has_every_value_with_data_and_grad(build, table, ops, arrows):
+    import graphviz
+
+    picture = draw_dot(build())
+    assert isinstance(picture, graphviz.Digraph)
+    source = picture.source
+    for label, data, grad in table:
+        assert f"{{ {label} | data {data} | grad {grad} }}" in source
+    op_labels = ["".join(m) for m in
+                 re.findall(r'_op \[.*?label=(?:"([^"]*)"|([^\s\]]+))', source)]
+    assert sorted(op_labels) == sorted(ops)
+    assert source.count("->") == arrows
+    assert "rankdir=LR" in source
+    assert picture.format == "svg"
+
+
+@pytest.mark.parametrize("build, table, ops, arrows", GRAPHS,
+                         ids=["L=(a*b+c)*f", "tanh neuron"])
+def test_mermaid_has_every_value_with_data_and_grad(build, table, ops, arrows):
+    text = to_mermaid(build())
+    assert text.startswith("flowchart LR\n")
+    for label, data, grad in table:
+        assert f'["{label} | data {data} | grad {grad}"]' in text
+    assert sorted(re.findall(r'\(\("(.*?)"\)\)', text)) == sorted(ops)
+    assert text.count("-->") == arrows
+
+
+def test_dot_source_without_the_graphviz_package_matches_draw_dot_records():
+    L = lecture_expression()
+    records = lambda s: sorted(re.findall(r"\{ .*? \}", s))  # noqa: E731
+    assert records(dot_source(L)) == records(draw_dot(L).source)
+
+
+def test_svg_output_parses_as_xml_with_the_numbers():
+    need_dot()
+    svg = draw_dot(lecture_expression()).pipe(format="svg")
+    root = ET.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "grad 6.0000" in texts and "data -8.0000" in texts
+
+
+def test_jupyter_shows_the_picture_inline():
+    need_dot()
+    bundle = draw_dot(lecture_expression())._repr_mimebundle_()
+    assert "grad 6.0000" in bundle["image/svg+xml"]
+
+
+def test_png_output_has_the_png_signature(tmp_path):
+    need_dot()
+    path = draw_dot(lecture_neuron(), format="png").render(tmp_path / "neuron")
+    assert Path(path).read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_missing_dot_program_says_how_to_install_and_keeps_the_source(monkeypatch, tmp_path):
+    import graphviz
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no `dot` anywhere
+    picture = draw_dot(lecture_expression())
+    with pytest.raises(graphviz.ExecutableNotFound) as caught:
+        picture.pipe()
+    assert "apt install graphviz" in str(caught.value) and "\n" not in str(caught.value)
+    assert "digraph" in picture.source and "grad 6.0000" in picture.source
+    assert "apt install graphviz" in picture._repr_mimebundle_()["text/plain"]
+    with pytest.raises(GraphvizNotFound, match="apt install graphviz"):
+        render_expression("a*b", dict(a=1, b=2), tmp_path / "x.svg")
+
+
+def test_missing_graphviz_package_says_what_to_pip_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    with pytest.raises(ImportError, match="pip install graphviz"):
+        draw_dot(lecture_expression())
+
+
+def test_unlabelled_values_get_short_stable_names():
+    def build():
+        x = Value(1.0)
+        y = Value(2.0, label="v0")  # a label that looks like a generated name
+        return (x * y + 3).tanh()
+
+    first, second = dot_source(build()), dot_source(build())
+    assert first == second
+    names = re.findall(r"\{ (\S+) \|", first)
+    assert len(names) == len(set(names)) == 6  # x, y, x*y, 3, +, tanh
+    assert names.count("v0") == 1
+
+
+def test_repeated_labels_are_told_apart():
+    a, b = Value(1.0, label="w"), Value(2.0, label="w")
+    names = re.findall(r"\{ (\S+) \|", dot_source(a * b))
+    assert "w" in names and "w#2" in names
+
+
+def test_record_syntax_in_labels_is_escaped():
+    need_dot()
+    x = Value(1.0, label="a|b{c}<d>")
+    svg = draw_dot(x * 2).pipe(format="svg").decode()
+    assert "a|b{c}&lt;d&gt;" in svg
+
+
+def chain(n):
+    x = Value(1.0, label="x")
+    for _ in range(n):
+        x = x + 1
+    return x  # 2n + 1 nodes
+
+
+def test_large_graph_warns_with_its_size():
+    with pytest.warns(UserWarning, match="601 nodes.*max_depth"):
+        draw_dot(chain(300))
+
+
+def test_max_depth_cuts_and_says_how_much_is_hidden():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a cut graph must not warn
+        source = draw_dot(chain(300), max_depth=4).source
+    records = re.findall(r"\{ .*? \}", source)
+    assert len(records) == 1 + 2 * 4  # the root, then a sum and a constant per level
+    assert "592 more nodes beyond max_depth=4" in source
+    mermaid = to_mermaid(chain(300), max_depth=4)
+    assert "592 more nodes beyond max_depth=4" in mermaid
+
+
+def test_bad_arguments_are_clear_errors():
+    L = lecture_expression()
+    with pytest.raises(ValueError, match="rankdir"):
+        draw_dot(L, rankdir="XY")
+    with pytest.raises(ValueError, match="format"):
+        draw_dot(L, format="gif")
+    with pytest.raises(ValueError, match="max_depth"):
+        draw_dot(L, max_depth=-1)
+
+
+@pytest.mark.parametrize("suffix", [".dot", ".mmd", ".html", ".svg", ".png"])
+def test_render_expression_writes_each_format(tmp_path, suffix):
+    if suffix in (".svg", ".png"):
+        need_dot()
+    path = render_expression("L = (d := (e := a*b) + c)*f", dict(a=2, b=-3, c=10, f=-2),
+                             tmp_path / f"graph{suffix}")
+    data = Path(path).read_bytes()
+    if suffix == ".png":
+        assert data[:8] == PNG_SIGNATURE
+    elif suffix == ".svg":
+        texts = [t.text for t in ET.fromstring(data).iter("{http://www.w3.org/2000/svg}text")]
+        assert "grad 6.0000" in texts
+    elif suffix == ".html":
+        assert b"<svg" in data and b"http" not in data.replace(b"http://www.w3.org", b"")
+    else:
+        assert "a | data 2.0000 | grad 6.0000" in data.decode()
+
+
+def test_render_expression_refuses_other_suffixes(tmp_path):
+    with pytest.raises(ValueError, match=r"\.svg, \.png, \.dot, \.mmd, \.html"):
+        render_expression("a", dict(a=1), tmp_path / "graph.jpg")
+
+
+def run_cli(*args):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.run([sys.executable, "-m", "micrograd.cli", *args], capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_cli_trace_prints_the_chain_rule():
+    result = run_cli("trace", "L = (d := (e := a*b) + c)*f", "a=2", "b=-3", "c=10", "f=-2")
+    assert result.returncode == 0, result.stderr
+    assert "f.grad += d.data * L.grad = 4.0 * 1.0 = 4.0" in result.stdout
+
+
+def test_cli_graph_errors_are_one_clear_message(tmp_path):
+    result = run_cli("graph", "(a*b + c)*f", "a=2", "-o", str(tmp_path / "g.mmd"))
+    assert result.returncode == 2
+    assert "b, c, f" in result.stderr and "Traceback" not in result.stderr
+    result = run_cli("graph", "a.__class__", "a=2", "-o", str(tmp_path / "g.mmd"))
+    assert result.returncode == 2 and "attribute access" in result.stderr
+    result = run_cli("graph", "a", "a=2", "-o", str(tmp_path / "g.gif"))
+    assert result.returncode == 2 and ".html" in result.stderr
+
+
+def test_cli_graph_writes_a_file(tmp_path):
+    out = tmp_path / "g.mmd"
+    result = run_cli("graph", "tanh(x*w + b)", "x=1", "w=2", "b=-1", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "flowchart LR" in out.read_text()
+
+
+def test_importing_viz_needs_no_graphviz_and_engines_do_not_import_viz():
+    code = ("import sys; import micrograd, micrograd.nn; assert 'micrograd.viz' not in sys.modules;"
+            "import micrograd.viz; assert 'graphviz' not in sys.modules; print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=SRC), timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_html_page_of_a_graph_too_big_for_graphviz_uses_the_column_layout(monkeypatch):
+    need_dot()
+    import micrograd.viz.html as html_module
+
+    monkeypatch.setattr(html_module, "DOT_LAYOUT_LIMIT", 5)
+    with pytest.warns(UserWarning, match="column layout"):
+        page = html_module.html_page(lecture_neuron())
+    assert '<g id="n0" class="node">' in page and "grad 0.0000" in page
