@@ -88,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_check(args.path, as_json=args.json, junit=args.junit,
                              timeout=args.timeout)
+    except BrokenPipeError:  # e.g. `micrograd trace ... | head`: the reader has gone
+        sys.stderr.close()
+        return 0
     except (ValueError, TypeError, OSError) as error:
         print(f"micrograd {args.command}: error: {error}", file=sys.stderr)
         return 2
