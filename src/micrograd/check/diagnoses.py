@@ -162,6 +162,11 @@ _add("recursion-limit", "recursive topological sort hits Python's recursion limi
      "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
      "stack = [(self, False)]; while stack: v, done = stack.pop(); ...  # iterative DFS",
      "advisory")
+_add("infinite-recursion", "an op calls itself forever",
+     """Running this expression recursed until Python's limit of 1,000 nested calls: an op
+     that calls itself (for example __neg__ written as `return -self`, or __sub__ as
+     `return self - other`) never reaches a base case. Express it with a different op.""",
+     "-Value(1.7)  ->  RecursionError", "def __neg__(self): return self * -1")
 _add("tanh-overflow", "tanh overflows for large inputs",
      """tanh(x) computed as (e^2x - 1)/(e^2x + 1) overflows for x above ~355 (e^710 is
      larger than any float), although tanh itself is just 1 there. The output of tanh is

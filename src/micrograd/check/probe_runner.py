@@ -376,47 +376,60 @@ def build_probes(cls: type) -> list[Probe]:
     a, b = 1.7, -0.6
     P = Probe
     unary_at = {"exp": 0.7, "log": 1.7, "tanh": 0.6, "relu": 0.8, "sigmoid": -0.4}
+    walker = ("chain-2",)  # a failure here means the graph walk, not the op, is wrong
     probes = [
         P("add", "ops", "a + b", lambda o, a, b: a + b, {"a": a, "b": b}, ("add",), "add"),
         P("mul", "ops", "a * b", lambda o, a, b: a * b, {"a": a, "b": b}, ("mul",), "mul"),
-        P("sub", "ops", "a - b", lambda o, a, b: a - b, {"a": a, "b": b}, ("sub",), "sub"),
-        P("truediv", "ops", "a / b", lambda o, a, b: a / b, {"a": a, "b": b}, ("truediv",), "truediv"),
-        P("neg", "ops", "-a", lambda o, a: -a, {"a": a}, ("neg",), "neg"),
+        P("chain-2", "ops", "(a * b) + c", lambda o, a, b, c: (a * b) + c,
+          {"a": a, "b": b, "c": 0.4}, ("add", "mul"), "", "wrong-topo-order", ("add", "mul")),
         P("pow-int", "ops", "a ** 3", lambda o, a: a ** 3, {"a": a}, ("pow",), "pow"),
         P("pow-float", "ops", "a ** 2.5", lambda o, a: a ** 2.5, {"a": a}, ("pow",), "pow"),
         P("pow-negative", "ops", "a ** -1", lambda o, a: a ** -1, {"a": a}, ("pow",), "pow"),
         P("add-number", "ops", "a + 2", lambda o, a: a + 2, {"a": a}, ("add",), "add"),
         P("mul-number", "ops", "a * 3.5", lambda o, a: a * 3.5, {"a": a}, ("mul",), "mul"),
-        P("sub-number", "ops", "a - 2", lambda o, a: a - 2, {"a": a}, ("sub",), "sub"),
-        P("truediv-number", "ops", "a / 4", lambda o, a: a / 4, {"a": a}, ("truediv",), "truediv"),
-        P("radd", "reflected", "2 + a", lambda o, a: 2 + a, {"a": a}, ("radd",), "radd"),
-        P("rmul-int", "reflected", "3 * a", lambda o, a: 3 * a, {"a": a}, ("rmul",), "rmul"),
-        P("rmul-float", "reflected", "2.5 * a", lambda o, a: 2.5 * a, {"a": a}, ("rmul",), "rmul"),
-        P("rsub", "reflected", "2 - a", lambda o, a: 2 - a, {"a": a}, ("rsub",), "rsub"),
-        P("rtruediv", "reflected", "4 / a", lambda o, a: 4 / a, {"a": a}, ("rtruediv",), "rtruediv"),
+        P("neg", "ops", "-a", lambda o, a: -a, {"a": a}, ("neg",), "neg",
+          depends=("mul-number",) + walker),
+        P("sub", "ops", "a - b", lambda o, a, b: a - b, {"a": a, "b": b}, ("sub",), "sub",
+          depends=("add", "neg") + walker),
+        P("truediv", "ops", "a / b", lambda o, a, b: a / b, {"a": a, "b": b}, ("truediv",),
+          "truediv", depends=("mul", "pow-negative") + walker),
+        P("sub-number", "ops", "a - 2", lambda o, a: a - 2, {"a": a}, ("sub",), "sub",
+          depends=("add-number", "sub") + walker),
+        P("truediv-number", "ops", "a / 4", lambda o, a: a / 4, {"a": a}, ("truediv",),
+          "truediv", depends=("mul-number", "truediv") + walker),
+        P("radd", "reflected", "2 + a", lambda o, a: 2 + a, {"a": a}, ("radd",), "radd",
+          depends=("add-number",) + walker),
+        P("rmul-int", "reflected", "3 * a", lambda o, a: 3 * a, {"a": a}, ("rmul",), "rmul",
+          depends=("mul-number",) + walker),
+        P("rmul-float", "reflected", "2.5 * a", lambda o, a: 2.5 * a, {"a": a}, ("rmul",),
+          "rmul", depends=("mul-number",) + walker),
+        P("rsub", "reflected", "2 - a", lambda o, a: 2 - a, {"a": a}, ("rsub",), "rsub",
+          depends=("radd", "neg") + walker),
+        P("rtruediv", "reflected", "4 / a", lambda o, a: 4 / a, {"a": a}, ("rtruediv",),
+          "rtruediv", depends=("rmul-int", "pow-negative") + walker),
     ]
     for name, x in unary_at.items():
         probes.append(P(name, "ops", f"a.{name}()", lambda o, a, n=name: getattr(o, n)(a),
-                        {"a": x}, (name,), name))
+                        {"a": x}, (name,), name, depends=("chain-2",) if name == "sigmoid" else ()))
     probes.append(P("relu-negative", "ops", "a.relu()", lambda o, a: o.relu(a), {"a": -0.8},
                     ("relu",), "relu"))
     # accumulation: a node used twice must receive both contributions (+=, not =)
     probes += [
         P("reuse-add", "reuse", "a + a", lambda o, a: a + a, {"a": 3.0}, ("add",), "add",
-          "grad-overwritten", ("add",)),
+          "grad-overwritten", ("add",) + walker),
         P("reuse-mul", "reuse", "a * a", lambda o, a: a * a, {"a": 3.0}, ("mul",), "mul",
-          "grad-overwritten", ("mul",)),
+          "grad-overwritten", ("mul",) + walker),
         P("reuse-mul-add", "reuse", "a * b + a", lambda o, a, b: a * b + a,
-          {"a": 2.0, "b": 3.0}, ("add", "mul"), "mul", "grad-overwritten", ("add", "mul")),
+          {"a": 2.0, "b": 3.0}, ("add", "mul"), "mul", "grad-overwritten", ("add", "mul") + walker),
         P("reuse-pow", "reuse", "a ** 3 + a", lambda o, a: a ** 3 + a, {"a": 1.3},
-          ("add", "pow"), "pow", "grad-assigned:pow", ("add", "pow-int")),
+          ("add", "pow"), "pow", "grad-assigned:pow", ("add", "pow-int") + walker),
     ]
     for name, x in unary_at.items():
         diag = "exp-grad-assigned" if name == "exp" else f"grad-assigned:{name}"
         probes.append(P(f"reuse-{name}", "reuse", f"a.{name}() + a",
                         lambda o, a, n=name: getattr(o, n)(a) + a, {"a": x},
-                        ("add", name), name, diag, ("add", name)))
-    basic = ("add", "mul", "reuse-add", "reuse-mul", "reuse-mul-add")
+                        ("add", name), name, diag, ("add", name) + walker))
+    basic = ("add", "mul", "chain-2", "reuse-add", "reuse-mul", "reuse-mul-add")
     use_tanh = has_capability(cls, "tanh")
     probes += [
         P("diamond", "graph", "t = a*b;  y = t + (t*c)*d", _diamond,
@@ -435,7 +448,7 @@ def build_probes(cls: type) -> list[Probe]:
           ("add", "mul") + (("tanh",) if use_tanh else ()), "", "wrong-topo-order",
           basic + (("tanh",) if use_tanh else ())),
         P("chain-2000", "graph", "x = a; 2000 times: x = x + b", _chain2000,
-          {"a": 1.0, "b": 0.5}, ("add",), "", "wrong-topo-order", ("add", "reuse-add")),
+          {"a": 1.0, "b": 0.5}, ("add",), "", "wrong-topo-order", ("add", "reuse-add") + walker),
     ]
     return probes
 
@@ -468,7 +481,9 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
     if isinstance(error, ProbeTimeout):
         return "probe-timeout", "error"
     if isinstance(error, RecursionError):
-        return "recursion-limit", "warn"
+        if probe.id == "chain-2000" and stage == "backward":  # deep but finite graph
+            return "recursion-limit", "warn"
+        return "infinite-recursion", "fail"
     if isinstance(error, MemoryError):
         return "memory-limit", "error"
     if isinstance(error, TypeError) and "'NoneType' object is not callable" in text:
@@ -493,6 +508,8 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
 def run_probe(probe: Probe, cls: type, failed: dict) -> dict:
     """Run a probe; a failure that follows from an earlier failed probe is named after it."""
     record = _run_probe(probe, cls)
+    if record["status"] == "fail" and record.get("line") is None and record.get("diagnosis"):
+        record["line"] = op_line(cls, record["diagnosis"], probe.op)
     if record["status"] in ("fail", "error"):
         for dep in probe.depends:
             if dep in failed:
@@ -581,6 +598,22 @@ def _fail(record: dict, diag: str, detail: str, line: int | None = None) -> dict
     return record
 
 
+GRAD_WRITE = r"\.grad\s*\+?=(?!=)"
+
+
+def op_line(cls: type, diag: str, op: str) -> int | None:
+    """Where in the learner's class the op behind a diagnosis is written."""
+    base = diag.partition(":")[0]
+    if base in ("wrong-local-derivative", "grad-assigned", "exp-grad-assigned",
+                "grad-overwritten"):
+        return _source_line_of(cls, op, GRAD_WRITE if base != "grad-overwritten"
+                               else r"\.grad\s*=(?!=)") or _source_line_of(cls, op, r"def ")
+    if base in ("exponent-as-value", "rmul-returns-float", "radd-returns-float",
+                "op-returns-non-value", "wrong-forward"):
+        return _source_line_of(cls, op, r"def ")
+    return None
+
+
 # --------------------------------------------------------------------------------------
 # Structural probes: construction, mutable default, seed, backward twice, tanh range
 # --------------------------------------------------------------------------------------
@@ -639,7 +672,8 @@ def probe_backward_twice(cls: type, same_graph: bool) -> dict:
         y.backward()
         y.backward()
     else:
-        (a * b).backward()
+        y = a * b
+        y.backward()
         (a * b).backward()
     want = {"a": -6.0, "b": 4.0}  # PyTorch: leaf gradients accumulate, twice d/da(a*b) = 2b
     got = {"a": number_or_repr(a.grad), "b": number_or_repr(b.grad)}
@@ -654,7 +688,7 @@ def probe_backward_twice(cls: type, same_graph: bool) -> dict:
         record.update(status="warn", diagnosis="stale-intermediate-grads",
                       detail="the second backward() reused the intermediate node's old grad")
         return record
-    if a.grad == 0 and b.grad == 0:
+    if y.grad == 0 and a.grad == 0 and b.grad == 0:
         return _fail(record, "no-seed-gradient", "every gradient is 0 after backward()")
     return _fail(record, "backward-twice-wrong", "unexpected gradients after two backward() calls")
 
@@ -889,7 +923,15 @@ def main(config_path: str) -> int:
     failed: dict[str, str] = {}
     timeout = cfg["probe_timeout"]
 
-    def guarded(pid: str, group: str, expression: str, body: Callable[[], dict]) -> None:
+    timeouts = []
+
+    def guarded(pid: str, group: str, expression: str, body: Callable[[], dict],
+                depends: tuple = ()) -> None:
+        if len(timeouts) >= 2:  # an engine that hangs would hang every probe: stop early
+            channel.emit({"event": "result", "id": pid, "group": group, "status": "skipped",
+                          "diagnosis": "not-run", "expression": expression, "line": None,
+                          "detail": "not run: probes " + ", ".join(timeouts) + " timed out"})
+            return
         channel.emit({"event": "start", "id": pid})
         try:
             with time_limit(timeout):
@@ -901,8 +943,17 @@ def main(config_path: str) -> int:
             record = {"id": pid, "group": group, "expression": expression, "status": status,
                       "diagnosis": diag, "detail": info["message"], "line": info["line"],
                       "where": info["where"]}
+        if record["status"] in ("fail", "error", "warn"):
+            for dep in depends:
+                if dep in failed:
+                    record.update(status="fail", consequence_of=dep, diagnosis=failed[dep],
+                                  own_diagnosis=record.get("diagnosis"))
+                    break
         if record["status"] in ("fail", "error") and record.get("diagnosis"):
             failed[pid] = record["diagnosis"]
+        if record.get("diagnosis") == "probe-timeout" or (
+                record.get("own_diagnosis") == "probe-timeout"):
+            timeouts.append(pid)
         channel.emit(dict(record, event="result"))
 
     tasks = [("construct", "basics", f"{cls.__name__}(2.0)", lambda: probe_construct(cls)),
@@ -913,10 +964,11 @@ def main(config_path: str) -> int:
                       lambda p=probe: run_probe(p, cls, failed)))
         if probe.id == "tanh":
             tasks.append(("tanh-range", "ops", "a.tanh() for large a", lambda: probe_tanh_range(cls)))
+    engine_basics = ("add", "mul", "chain-2", "reuse-add", "reuse-mul", "reuse-mul-add")
     tasks += [("backward-fresh-graphs", "backward", "(a*b).backward() twice",
-               lambda: probe_backward_twice(cls, same_graph=False)),
+               lambda: probe_backward_twice(cls, same_graph=False), engine_basics),
               ("backward-same-graph-twice", "backward", "y.backward() twice",
-               lambda: probe_backward_twice(cls, same_graph=True))]
+               lambda: probe_backward_twice(cls, same_graph=True), engine_basics)]
     channel.emit({"event": "plan", "ids": [t[0] for t in tasks]})
     for task in tasks:
         guarded(*task)
@@ -925,8 +977,16 @@ def main(config_path: str) -> int:
         channel.emit({"event": "start", "id": pid})
 
     def emit(record: dict) -> None:
+        if record["status"] in ("fail", "error") and failed:
+            # the nn is built on the engine: an engine failure explains an nn failure
+            first = next(iter(failed))
+            record.update(consequence_of=first, own_diagnosis=record.get("diagnosis"),
+                          diagnosis=failed[first])
         channel.emit(dict(record, event="result"))
 
+    if timeouts:
+        channel.emit({"event": "end", "stdout": captured.text(), "stubbed": stubs.stubbed})
+        return 0
     channel.emit({"event": "start", "id": "nn"})
     try:
         with time_limit(max(timeout * 3, 5.0)):
@@ -934,10 +994,10 @@ def main(config_path: str) -> int:
     except BaseException as error:
         info = describe_exception(error)
         diag, status = classify_exception(error, Probe("nn", "nn", "", None, {}), cls, "backward")
-        channel.emit({"event": "result", "id": "nn-error", "group": "nn", "status": status,
-                      "diagnosis": diag if diag != "backward-raised" else "nn-exception",
-                      "detail": info["message"], "line": info["line"], "where": info["where"],
-                      "expression": "MLP(3, [4, 4, 1]) probes"})
+        emit({"id": "nn-error", "group": "nn", "status": status,
+              "diagnosis": diag if diag != "backward-raised" else "nn-exception",
+              "detail": info["message"], "line": info["line"], "where": info["where"],
+              "expression": "MLP(3, [4, 4, 1]) probes"})
     channel.emit({"event": "end", "stdout": captured.text(), "stubbed": stubs.stubbed})
     sys.stdout = real_stdout
     return 0

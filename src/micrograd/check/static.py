@@ -24,10 +24,16 @@ class Finding:
 
 
 def _assigns_grad(node: ast.AST) -> bool:
-    """p.grad = ... (a reset), not p.grad += ... (accumulation)."""
-    if isinstance(node, ast.Assign):
+    """p.grad = 0 (a reset), not p.grad += ... (accumulation) nor the seed p.grad = 1."""
+    if isinstance(node, ast.Assign) and _number(node.value) in (0.0, None):
         return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
     return False
+
+
+def _is_backward_driver(fn: ast.AST) -> bool:
+    """backward() itself resets inner nodes; calling it is not zeroing the parameters."""
+    return fn.name in ("backward", "_backward") or any(
+        _calls(sub, "_backward") for sub in ast.walk(fn))
 
 
 def _calls(node: ast.AST, attr: str) -> bool:
@@ -63,7 +69,7 @@ def training_loops_without_zeroing(tree: ast.Module) -> list[Finding]:
     zeroing_functions = {
         fn.name for fn in ast.walk(tree)
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and any(_assigns_grad(sub) for sub in ast.walk(fn))
+        and not _is_backward_driver(fn) and any(_assigns_grad(sub) for sub in ast.walk(fn))
     } | {"zero_grad"}
     findings: list[Finding] = []
     flagged: list[ast.AST] = []
