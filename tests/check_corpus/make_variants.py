@@ -149,6 +149,10 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "endless_loop": ("backward() loops forever", [
         ("        self.grad = 1.0\n        for node in reversed(topo):\n", ENDLESS),
     ]),
+    "op_exception": ("exp passes the Value, not its number, to math.exp", [
+        ("        out = Value(math.exp(self.data), (self,), \"exp\")\n",
+         "        out = Value(math.exp(self), (self,), \"exp\")\n"),
+    ]),
     "renamed_class": ("no bug: the class is called Scalar", [
         ("class Value:", "class Scalar:"),
     ]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,7 +142,7 @@ def render_text(report: Report, colour: bool = False) -> str:
         first = next((p for p in examples if not p.consequence_of), examples[0])
         status = first.status
         lines += ["", _paint(f"{MARKS[status]} {diag_id}", status, colour) + f" — {entry.title}"]
-        lines.append(f"  {entry.explanation}")
+        lines += textwrap.wrap(entry.explanation, 92, initial_indent="  ", subsequent_indent="  ")
         if first.expression:
             lines.append(f"  smallest example: {first.expression}")
         elif entry.example:
