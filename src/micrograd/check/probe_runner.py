@@ -173,13 +173,17 @@ def _safe_repr(x: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def learner_line(tb) -> int | None:
-    """The line in the learner's file closest to where the error happened."""
-    line = None
-    for frame in traceback.extract_tb(tb):
-        if os.path.abspath(frame.filename) == LEARNER_FILE:
-            line = frame.lineno
-    return line
+def learner_line(tb, outermost: bool = False) -> int | None:
+    """The line in the learner's file closest to where the error happened.
+
+    For a timeout the outermost learner frame is the better guess: the alarm lands anywhere
+    inside the endless loop's body, often in a function the loop calls.
+    """
+    lines = [frame.lineno for frame in traceback.extract_tb(tb)
+             if os.path.abspath(frame.filename) == LEARNER_FILE]
+    if not lines:
+        return None
+    return lines[0] if outermost else lines[-1]
 
 
 def learner_frames(tb, limit: int = 4) -> list[str]:
@@ -210,7 +214,7 @@ def describe_exception(error: BaseException) -> dict:
     return {
         "exception": type(error).__name__,
         "message": message[:300],
-        "line": learner_line(error.__traceback__),
+        "line": learner_line(error.__traceback__, outermost=isinstance(error, ProbeTimeout)),
         "where": learner_frames(error.__traceback__),
     }
 
@@ -959,7 +963,7 @@ def main(config_path: str) -> int:
         except BaseException as error:
             info = describe_exception(error)
             probe = Probe(pid, group, expression, lambda o: None, {}, op="")
-            diag, status = classify_exception(error, probe, cls, "backward")
+            diag, status = classify_exception(error, probe, cls, "structure")
             if diag == "backward-stored-none":
                 info["line"] = stored_none_line(cls) or info["line"]
             record = {"id": pid, "group": group, "expression": expression, "status": status,
