@@ -242,7 +242,7 @@ def _source_probes(findings, place) -> list[ProbeResult]:
             continue
         first = found[0]
         probes.append(ProbeResult(pid, "source", first.status, text, diag, detail="; ".join(
-            f.detail for f in found), line=place(first.line)))
+            f.detail for f in found), line=place(first.line), got=first.code))
     return probes
 
 

@@ -514,6 +514,8 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
     if stage == "forward" and isinstance(error, TypeError) and "unsupported operand" in text:
         if probe.op in ("radd", "rmul"):
             return f"missing-{probe.op}", "fail"
+        if "NoneType" in text:  # an op that forgot `return out`
+            return f"op-returns-non-value:{probe.op or probe.id}", "fail"
         if probe.op in ("rsub", "rtruediv"):
             return f"missing-{probe.op}", "missing"
     if probe.op == "pow" and isinstance(error, TypeError) and (
@@ -547,14 +549,11 @@ def _run_probe(probe: Probe, cls: type) -> dict:
     record = {"id": probe.id, "group": probe.group, "expression": probe.expression(),
               "op": probe.op, "status": "pass", "diagnosis": None, "got": None,
               "expected": None, "detail": "", "line": None}
-    lacking = [c for c in probe.needs if not has_capability(cls, c)]
+    # __add__ without __radd__ is the textbook's pitfall 4, a failure: run it, show the TypeError
+    lacking = [c for c in probe.needs if not has_capability(cls, c)
+               and not (c in ("radd", "rmul") and has_capability(cls, c[1:]))]
     if lacking:
-        first = lacking[0]
-        if first in ("radd", "rmul") and has_capability(cls, first[1:]):
-            record.update(status="fail", diagnosis=f"missing-{first}",
-                          detail=f"the class defines __{first[1:]}__ but not __{first}__")
-            return record
-        record.update(status="missing", diagnosis=f"missing-{first}",
+        record.update(status="missing", diagnosis=f"missing-{lacking[0]}",
                       detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
         return record
     names, xs = list(probe.inputs), list(probe.inputs.values())
@@ -566,7 +565,7 @@ def _run_probe(probe: Probe, cls: type) -> dict:
         leaves = [cls(x) for x in xs]
         out = probe.fn(L, *leaves)
         if not isinstance(out, cls):
-            record["got"] = {"data": number_or_repr(out)}
+            record["got"] = {"result": f"{_safe_repr(out)} (a {type(out).__name__})"}
             diag = ("rmul-returns-float" if probe.op == "rmul" else
                     "radd-returns-float" if probe.op == "radd" else
                     f"op-returns-non-value:{probe.op or probe.id}")

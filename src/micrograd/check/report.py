@@ -143,11 +143,14 @@ def render_text(report: Report, colour: bool = False) -> str:
         status = first.status
         lines += ["", _paint(f"{MARKS[status]} {diag_id}", status, colour) + f" — {entry.title}"]
         lines += textwrap.wrap(entry.explanation, 92, initial_indent="  ", subsequent_indent="  ")
-        if first.expression:
+        if first.group in ("source", "basics", "load") or not first.expression:
+            if entry.example:
+                lines.append(f"  for example: {entry.example}")
+        else:
             lines.append(f"  smallest example: {first.expression}")
-        elif entry.example:
-            lines.append(f"  smallest example: {entry.example}")
-        if first.got is not None:
+        if first.got is not None and first.group == "source":
+            lines.append(f"  your code: {first.got}")
+        elif first.got is not None:
             lines.append(f"  your engine gave: {_short(first.got, 100)}")
         if first.expected is not None:
             lines.append(f"  it should give:   {_short(first.expected, 100)}")

@@ -21,6 +21,7 @@ class Finding:
     line: int
     detail: str
     status: str  # "fail" or "warn"
+    code: str = ""  # the source line itself
 
 
 def _assigns_grad(node: ast.AST) -> bool:
@@ -144,5 +145,10 @@ def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
 def static_findings(source: str) -> list[Finding]:
     """All source-level findings; raises SyntaxError if the source does not parse."""
     tree = ast.parse(source)
-    return (training_loops_without_zeroing(tree) + tiny_finite_difference_step(tree)
-            + zero_one_labels_with_tanh(tree, source))
+    findings = (training_loops_without_zeroing(tree) + tiny_finite_difference_step(tree)
+                + zero_one_labels_with_tanh(tree, source))
+    lines = source.splitlines()
+    for finding in findings:
+        if 1 <= finding.line <= len(lines):
+            finding.code = lines[finding.line - 1].strip()
+    return findings
