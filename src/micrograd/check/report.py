@@ -111,8 +111,19 @@ def _paint(text: str, status: str, colour: bool) -> str:
     return f"\033[{COLOURS[status]}m{text}\033[0m" if colour else text
 
 
+def _rounded(value: Any) -> Any:
+    """Floats to 7 significant digits, for reading (JSON keeps every digit)."""
+    if isinstance(value, float):
+        return float(f"{value:.7g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def _short(value: Any, width: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = value if isinstance(value, str) else json.dumps(_rounded(value), default=str)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
