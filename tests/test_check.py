@@ -335,3 +335,22 @@ def test_micrograd_010_passes_with_only_warnings_and_missing_ops(tmp_path_factor
     assert report.diagnoses == ["recursion-limit", "stale-intermediate-grads"]
     assert report.by_id("tanh").status == "missing"
     assert report.by_id("nn-training-step").status == "pass"
+
+
+@pytest.mark.parametrize("prelude, diagnosis, line", [
+    ("import sys\nsys.exit(3)\n", "load-exception", 2),
+    ("name = input('your name? ')\n", "load-exception", 1),
+    ("import os\nos._exit(0)\n", "child-crashed", None),
+    ("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n", None, None),
+    ("import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n", None, None),
+])
+def test_hostile_top_level_code_is_contained(tmp_path, prelude, diagnosis, line):
+    engine = tmp_path / "hostile.py"
+    engine.write_text(prelude + (CORPUS / "correct.py").read_text())
+    report = check_engine(engine, timeout=20.0)
+    if diagnosis is None:
+        assert report.ok, render_text(report)
+    else:
+        load = report.by_id("load")
+        assert (load.status, load.diagnosis, load.line) == ("error", diagnosis, line)
+    assert report.seconds < 20.0  # a thread the file started does not keep the sandbox alive

@@ -25,6 +25,7 @@ import inspect
 import io
 import json
 import math
+import numbers
 import os
 import re
 import resource
@@ -291,9 +292,15 @@ class LearnerOps:
 F, L = FloatOps(), LearnerOps()
 
 
+def is_number(x: Any) -> bool:
+    """int, float, or a numpy scalar; not bool, not a Value."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
 def close(got: Any, want: float) -> bool:
-    if not isinstance(got, (int, float)) or isinstance(got, bool):
+    if not is_number(got):
         return False
+    got = float(got)
     if math.isnan(want):
         return math.isnan(got)
     return abs(got - want) <= ATOL + RTOL * max(1.0, abs(want))
@@ -328,7 +335,7 @@ def stored_none_line(cls: type) -> int | None:
 
 
 def number_or_repr(x: Any) -> Any:
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
+    if is_number(x):
         return float(x) if math.isfinite(x) else repr(float(x))
     return _safe_repr(x)
 
@@ -597,10 +604,10 @@ def _run_probe(probe: Probe, cls: type) -> dict:
     grads = [leaf.grad for leaf in leaves]
     record["got"] = {"data": number_or_repr(out.data), "output_grad": number_or_repr(seed),
                      "grads": {n: number_or_repr(g) for n, g in zip(names, grads)}}
-    if any(isinstance(g, cls) or not isinstance(g, (int, float)) for g in grads + [seed]):
+    if any(isinstance(g, cls) or not is_number(g) for g in grads + [seed]):
         diag = "exponent-as-value" if probe.op == "pow" else "grad-not-a-number"
         return _fail(record, diag, "a .grad holds a " + ", ".join(
-            sorted({type(g).__name__ for g in grads + [seed] if not isinstance(g, (int, float))}))
+            sorted({type(g).__name__ for g in grads + [seed] if not is_number(g)}))
             + " instead of a number")
     if seed == 0 and all(g == 0 for g in grads):
         return _fail(record, "no-seed-gradient", "after backward() every grad is 0, the output's too")
@@ -933,6 +940,7 @@ def main(config_path: str) -> int:
                       "where": info["where"], "expression": "import the file"})
         channel.emit({"event": "end", "stdout": captured.text(), "stubbed": stubs.stubbed})
         return 0
+    signal.signal(signal.SIGALRM, _on_alarm)  # in case the learner's file replaced it
     channel.emit({"event": "result", "id": "load", "group": "load", "status": "pass",
                   "diagnosis": None, "detail": "", "line": None, "expression": "import the file"})
 
@@ -1029,4 +1037,6 @@ def main(config_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    code = main(sys.argv[1])
+    # skip atexit handlers and non-daemon threads the learner's file may have started
+    os._exit(code)
