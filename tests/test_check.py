@@ -54,6 +54,8 @@ ONE_BUG = {
     "wrong_tanh_derivative": ("wrong-local-derivative:tanh", "fail"),
     "op_exception": ("exception-in-op:exp", "fail"),
     "infinite_recursion": ("infinite-recursion", "fail"),
+    "number_not_wrapped": ("number-not-wrapped", "fail"),
+    "backward_on_input": ("backward-on-wrong-node", "fail"),
     # files that cannot even be loaded
     "syntax_error": ("syntax-error", "error"),
     "import_error": ("import-error", "error"),
@@ -197,6 +199,18 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
         for diag in report.diagnoses:
             entry = explain(diag)
             assert entry.explanation != "The probe failed." and entry.fix, diag
+
+
+def test_an_engine_with_three_mistakes_gets_three_diagnoses(tmp_path):
+    text = (CORPUS / "correct.py").read_text()
+    for name in ("grad_overwritten", "missing_radd", "tanh_overflow"):
+        for old, new in make_variants.VARIANTS[name][1]:
+            assert text.count(old) == 1
+            text = text.replace(old, new)
+    engine = tmp_path / "three.py"
+    engine.write_text(text)
+    report = check_engine(engine)
+    assert set(report.diagnoses) == {"grad-overwritten", "missing-radd", "tanh-overflow"}
 
 
 def test_corpus_files_are_up_to_date():

@@ -153,6 +153,15 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ("        out = Value(math.exp(self.data), (self,), \"exp\")\n",
          "        out = Value(math.exp(self), (self,), \"exp\")\n"),
     ]),
+    "number_not_wrapped": ("__add__ does not wrap plain numbers in a Value", [
+        ("        other = other if isinstance(other, Value) else Value(other)\n"
+         "        out = Value(self.data + other.data, (self, other), \"+\")\n",
+         "        out = Value(self.data + other.data, (self, other), \"+\")\n"),
+    ]),
+    "backward_on_input": ("__mul__ stores its _backward on self instead of out", [
+        ("        out._backward = _backward\n        return out\n\n    def __pow__",
+         "        self._backward = _backward\n        return out\n\n    def __pow__"),
+    ]),
     "renamed_class": ("no bug: the class is called Scalar", [
         ("class Value:", "class Scalar:"),
     ]),

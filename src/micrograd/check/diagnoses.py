@@ -167,6 +167,20 @@ _add("infinite-recursion", "an op calls itself forever",
      that calls itself (for example __neg__ written as `return -self`, or __sub__ as
      `return self - other`) never reaches a base case. Express it with a different op.""",
      "-Value(1.7)  ->  RecursionError", "def __neg__(self): return self * -1")
+_add("number-not-wrapped", "a plain number is not wrapped in a Value",
+     """a + 2 reaches your __add__ with other = 2, a Python int, which has no .data. The
+     lecture wraps it first so that expressions like a + 1, 2 * a and the loss
+     (yout - ygt)**2 with float targets work.""",
+     "Value(1.7) + 2  ->  AttributeError: 'int' object has no attribute 'data'",
+     "other = other if isinstance(other, Value) else Value(other)   # first line of the op",
+     "lecture 1:27; textbook 3.2")
+_add("backward-on-wrong-node", "_backward is attached to an input instead of the output",
+     """The op stores its backward function on one of its inputs (self._backward = ...)
+     instead of on the node it creates (out._backward = ...). Simple expressions can still
+     come out right by luck, but as soon as an input is used by two ops, the second op
+     replaces the first one's backward and that path's gradient is lost.""",
+     "t = a*b; y = t + (t*c)*d  ->  gradients wrong", "out._backward = _backward",
+     "lecture 1:09")
 _add("tanh-overflow", "tanh overflows for large inputs",
      """tanh(x) computed as (e^2x - 1)/(e^2x + 1) overflows for x above ~355 (e^710 is
      larger than any float), although tanh itself is just 1 there. The output of tanh is

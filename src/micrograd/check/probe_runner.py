@@ -525,6 +525,9 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
             return f"op-returns-non-value:{probe.op or probe.id}", "fail"
         if probe.op in ("rsub", "rtruediv"):
             return f"missing-{probe.op}", "missing"
+    if stage == "forward" and isinstance(error, AttributeError) and re.search(
+            r"'(int|float)' object has no attribute", text):
+        return "number-not-wrapped", "fail"
     if probe.op == "pow" and isinstance(error, TypeError) and (
             "**" in text or "pow" in text or cls.__name__ in text):
         return "exponent-as-value", "fail"
@@ -537,12 +540,18 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
     return f"exception-in-op:{probe.op or probe.id}", "fail"
 
 
+# mistakes of their own, named even when an earlier probe failed too
+KEEP_OWN_DIAGNOSIS = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
+                      "backward-stored-none", "backward-on-wrong-node", "infinite-recursion")
+
+
 def run_probe(probe: Probe, cls: type, failed: dict) -> dict:
     """Run a probe; a failure that follows from an earlier failed probe is named after it."""
     record = _run_probe(probe, cls)
     if record["status"] == "fail" and record.get("line") is None and record.get("diagnosis"):
         record["line"] = op_line(cls, record["diagnosis"], probe.op)
-    if record["status"] in ("fail", "error"):
+    own = record.get("diagnosis") or ""
+    if record["status"] in ("fail", "error") and not own.startswith(KEEP_OWN_DIAGNOSIS):
         for dep in probe.depends:
             if dep in failed:
                 record["consequence_of"] = dep
@@ -570,6 +579,7 @@ def _run_probe(probe: Probe, cls: type) -> dict:
     stage = "forward"
     try:
         leaves = [cls(x) for x in xs]
+        before = [_backward_of(leaf) for leaf in leaves]
         out = probe.fn(L, *leaves)
         if not isinstance(out, cls):
             record["got"] = {"result": f"{_safe_repr(out)} (a {type(out).__name__})"}
@@ -587,6 +597,11 @@ def _run_probe(probe: Probe, cls: type) -> dict:
                 or stored_none_line(cls)
             return _fail(record, "backward-stored-none",
                          "out._backward is None right after the op", line)
+        if probe.group == "ops" and any(
+                _backward_of(leaf) is not old for leaf, old in zip(leaves, before)):
+            line = _source_line_of(cls, probe.op, r"(self|other)\._backward\s*=")
+            return _fail(record, "backward-on-wrong-node",
+                         "building the expression replaced an input's _backward", line)
         stage = "backward"
         out.backward()
     except BaseException as error:  # the learner's code can raise anything at all
@@ -621,6 +636,14 @@ def _run_probe(probe: Probe, cls: type) -> dict:
         if not all(close(g, w - 1.0) for g, w in zip(grads, want_grads)):
             diag = f"wrong-local-derivative:{probe.op}"
     return _fail(record, diag, "gradients differ from central differences")
+
+
+def _backward_of(node: Any) -> Any:
+    """The node's _backward as stored (a property may build a new object per access)."""
+    try:
+        return object.__getattribute__(node, "__dict__").get("_backward")
+    except AttributeError:  # __slots__ classes (ours): the op cannot have replaced it either
+        return None
 
 
 def _fail(record: dict, diag: str, detail: str, line: int | None = None) -> dict:
