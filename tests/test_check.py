@@ -165,6 +165,15 @@ def test_class_named_on_the_command_line():
         check_engine(CORPUS / "README.md")
 
 
+def test_required_ops_that_are_missing_fail():
+    path = CORPUS / "optional_imports.py"  # has + * tanh only
+    report = check_engine(path, require="exp,tanh")
+    assert not report.ok and report.by_id("exp").status == "fail"
+    assert report.by_id("sub").status == "missing" and report.by_id("tanh").status == "pass"
+    with pytest.raises(ValueError, match="unknown op 'expo'"):
+        check_engine(path, require=["expo"])
+
+
 def test_missing_optional_modules_are_stubbed_and_missing_ops_do_not_fail(reports):
     report = reports["optional_imports"]
     assert set(report.stubbed_modules) == {"seaborn", "IPython"}

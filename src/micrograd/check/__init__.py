@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 from micrograd.check.diagnoses import CATALOG, Diagnosis, explain
 from micrograd.check.report import SCHEMA, ProbeResult, Report, render_junit, render_text
@@ -84,10 +85,31 @@ def _package_module(path: Path) -> tuple[str, str | None]:
     return str(folder), ".".join(parts)
 
 
+OPS = ("add", "sub", "mul", "truediv", "pow", "neg", "radd", "rmul", "rsub", "rtruediv",
+       "exp", "log", "tanh", "relu", "sigmoid")
+
+
+def parse_required_ops(require: str | Sequence[str] | None) -> list[str]:
+    """'exp,tanh' or ['exp', 'tanh'] -> ['exp', 'tanh'], checked against the probed ops."""
+    if not require:
+        return []
+    names = [n.strip() for n in (require.split(",") if isinstance(require, str) else require)]
+    unknown = [n for n in names if n not in OPS]
+    if unknown:
+        raise ValueError(f"--require: unknown op {', '.join(map(repr, unknown))}; "
+                         f"expected a comma-separated list of: {', '.join(OPS)}")
+    return names
+
+
 def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout: float = 20.0,
-                 probe_timeout: float = 2.0, memory_mb: int = 1024) -> Report:
-    """Run every probe on the Value-like class in `path` (a .py file or a .ipynb notebook)."""
+                 probe_timeout: float = 2.0, memory_mb: int = 1024,
+                 require: str | Sequence[str] | None = None) -> Report:
+    """Run every probe on the Value-like class in `path` (a .py file or a .ipynb notebook).
+
+    Ops the engine lacks are 'missing', not failures, unless named in `require`.
+    """
     started = time.monotonic()
+    required = parse_required_ops(require)
     text_path = str(path)
     if class_name is None and not Path(text_path).exists():
         text_path, class_name = split_target(text_path)
@@ -137,6 +159,10 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
             learner, root, module_name, class_name, workdir, timeout, probe_timeout, memory_mb)
         report = _assemble(text_path, records, events, returncode, timed_out, place)
         report.probes += _source_probes(findings, place)
+        for probe in report.probes:  # a course can insist on ops: missing ones then fail
+            if probe.status == "missing" and (probe.diagnosis or "")[len("missing-"):] in required:
+                probe.status = "fail"
+                probe.detail = f"required by --require; {probe.detail}"
         report.seconds = time.monotonic() - started
         return report
     finally:
@@ -247,10 +273,10 @@ def _source_probes(findings, place) -> list[ProbeResult]:
 
 
 def run_check(path: str, as_json: bool = False, junit: str | None = None,
-              timeout: float = 20.0) -> int:
+              timeout: float = 20.0, require: str | Sequence[str] | None = None) -> int:
     """The `micrograd check` command: print the report; exit 0 only if no probe failed."""
     target, class_name = split_target(path) if not Path(path).exists() else (path, None)
-    report = check_engine(target, class_name=class_name, timeout=timeout)
+    report = check_engine(target, class_name=class_name, timeout=timeout, require=require)
     if as_json:
         print(report.to_json())
     else:

@@ -316,8 +316,9 @@ def explain(diag_id: str) -> Diagnosis:
     if base == "missing" or (base.startswith("missing-") and base not in CATALOG):
         name = base[len("missing-"):]
         return Diagnosis(diag_id, f"op not implemented: {name}",
-                         f"Your class has no {name} op; probes that need it are listed as "
-                         "missing, not failed.", OP_SYMBOL.get(name, name),
+                         f"Your class has no {name} op. Unless a course requires it "
+                         "(--require), probes that need it are listed as missing, not failed.",
+                         OP_SYMBOL.get(name, name),
                          LOCAL_DERIVATIVE_FIX.get(name, f"def {name}(self): ..."), "")
     entry = CATALOG.get(diag_id) or CATALOG.get(base)
     if entry is None:
