@@ -56,6 +56,7 @@ ONE_BUG = {
     "infinite_recursion": ("infinite-recursion", "fail"),
     "number_not_wrapped": ("number-not-wrapped", "fail"),
     "backward_on_input": ("backward-on-wrong-node", "fail"),
+    "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
     # files that cannot even be loaded
     "syntax_error": ("syntax-error", "error"),
     "import_error": ("import-error", "error"),

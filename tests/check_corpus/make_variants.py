@@ -162,6 +162,9 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ("        out._backward = _backward\n        return out\n\n    def __pow__",
          "        self._backward = _backward\n        return out\n\n    def __pow__"),
     ]),
+    "neuron_forgets_bias": ("Neuron.parameters() leaves out the bias", [
+        ("        return self.w + [self.b]\n", "        return self.w\n"),
+    ]),
     "renamed_class": ("no bug: the class is called Scalar", [
         ("class Value:", "class Scalar:"),
     ]),
