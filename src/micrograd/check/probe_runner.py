@@ -16,7 +16,6 @@ central differences of that float expression.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -486,10 +485,6 @@ def build_probes(cls: type) -> list[Probe]:
 # --------------------------------------------------------------------------------------
 # Running one probe
 # --------------------------------------------------------------------------------------
-
-class Result(dict):
-    pass
-
 
 def _source_line_of(cls: type, op: str, pattern: str) -> int | None:
     """The line of `pattern` inside the learner's method for `op` (for a precise pointer)."""

@@ -155,7 +155,7 @@ def render_text(report: Report, colour: bool = False) -> str:
         lines += ["", _paint(f"{MARKS[status]} {diag_id}", status, colour) + f" — {entry.title}"]
         lines += textwrap.wrap(entry.explanation, 92, initial_indent="  ", subsequent_indent="  ")
         if first.group in ("source", "basics", "load") or not first.expression:
-            if entry.example:
+            if entry.example and not entry.example.startswith("see "):
                 lines.append(f"  for example: {entry.example}")
         else:
             lines.append(f"  smallest example: {first.expression}")
