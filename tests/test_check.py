@@ -247,6 +247,13 @@ def test_notebook_code_cells_are_checked(tmp_path):
     assert report.ok and report.class_name == "Value"
 
 
+def test_script_exported_from_a_notebook_runs_its_magics_harmlessly(tmp_path):
+    engine = tmp_path / "exported.py"
+    engine.write_text("get_ipython().run_line_magic('matplotlib', 'inline')\n"
+                      + (CORPUS / "correct.py").read_text() + "\ndisplay(Value(1.0))\n")
+    assert check_engine(engine).ok
+
+
 def test_notebook_error_lines_name_the_cell(tmp_path):
     path = tmp_path / "broken.ipynb"
     path.write_text(_notebook(["import math\n", "x = 1\nclass Value\n    pass\n"]))

@@ -938,6 +938,11 @@ def main(config_path: str) -> int:
     sys.setrecursionlimit(1000)
     stubs = StubFinder()
     sys.meta_path.append(stubs)
+    # a notebook exported with `jupyter nbconvert --to script` calls these without importing
+    import builtins
+    for name in ("get_ipython", "display"):
+        if not hasattr(builtins, name):
+            setattr(builtins, name, _Anything())
     os.environ.setdefault("MPLBACKEND", "Agg")
 
     channel.emit({"event": "start", "id": "load"})
