@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -94,7 +95,18 @@ class Report:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=str)
+        """Strict JSON: inf and nan (not valid JSON numbers) become the strings 'inf', 'nan'."""
+        return json.dumps(_finite(self.to_dict()), indent=2, default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 # ---------------------------------------------------------------------------------------
