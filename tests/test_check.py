@@ -188,6 +188,13 @@ def test_our_engine_passes_every_probe():
     assert [(p.id, p.status, p.diagnosis) for p in report.probes if p.status != "pass"] == []
 
 
+def test_our_nn_passes_every_probe_including_the_training_step():
+    report = check_engine(SRC / "micrograd" / "nn.py")  # ReLU hidden layers, linear output
+    assert [(p.id, p.status, p.diagnosis) for p in report.probes if p.status != "pass"] == []
+    assert "hidden=relu, output=linear" in report.by_id("nn-forward").detail
+    assert report.by_id("nn-training-step").status == "pass"
+
+
 def test_learner_code_never_runs_in_the_checkers_process(tmp_path):
     engine = tmp_path / "marks.py"
     engine.write_text((CORPUS / "correct.py").read_text() + "\nimport builtins\n"
