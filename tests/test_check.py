@@ -37,6 +37,7 @@ ONE_BUG = {
     "zero_grad_broken": ("zero-grad-broken", "fail"),                 # 2  (Module.zero_grad)
     "bfs_topo": ("wrong-topo-order", "fail"),                         # 3  BFS order
     "forward_order": ("wrong-topo-order", "fail"),                    # 3  order not reversed
+    "no_visited_set": ("node-visited-twice", "fail"),                 # 3  no visited set
     "missing_radd": ("missing-radd", "fail"),                         # 4
     "missing_rmul": ("missing-rmul", "fail"),                         # 4
     "exponent_as_value": ("exponent-as-value", "fail"),               # 5

@@ -137,6 +137,19 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "tiny_h": ("a numerical-gradient helper with h = 1e-10", [
         ("\n\nclass Module:\n", NUMERICAL + "\n\nclass Module:\n"),
     ]),
+    "no_visited_set": ("the topological sort has no visited set", [
+        (DFS, """        topo = []
+        stack = [(self, False)]
+        while stack:  # no visited set: a node reached by two paths is listed twice
+            node, children_done = stack.pop()
+            if children_done:
+                topo.append(node)
+                continue
+            stack.append((node, True))
+            for child in node._prev:
+                stack.append((child, False))
+"""),
+    ]),
     "recursive_topo": ("the lecture's recursive build_topo (fine, but deep graphs hit the limit)", [
         (DFS, RECURSIVE),
         ("        for node in topo:\n            if node._prev:\n                node.grad = 0.0"

@@ -96,6 +96,13 @@ _add("wrong-topo-order", "backward visits nodes in the wrong order",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d)",
      "build topo by DFS (visit children, then topo.append(v)); then: for v in reversed(topo): v._backward()",
      "textbook pitfall 3")
+_add("node-visited-twice", "backward runs a node's _backward more than once",
+     """Your topological sort puts a node in the list once for every path that reaches it
+     (no `visited` set), so a node used twice has its _backward run twice and everything
+     below it gets its gradient twice. Remember which nodes you have seen.""",
+     "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
+     "if v not in visited: visited.add(v); ...   # in build_topo",
+     "textbook pitfall 3")
 _add("missing-radd", "no __radd__: `2 + a` does not work",
      """Python evaluates 2 + a as int.__add__(2, a), which does not know your class, and then
      falls back to a.__radd__(2). Without __radd__ you get TypeError, and sum(values) fails too

@@ -626,11 +626,64 @@ def _run_probe(probe: Probe, cls: type) -> dict:
     if all(close(g, w) for g, w in zip(grads, want_grads)):
         return record
     diag = probe.on_mismatch
+    if diag == "wrong-topo-order":
+        walk = observe_backward_walk(probe, cls)
+        if walk:
+            diag, detail = walk
+            return _fail(record, diag, detail)
     if probe.group == "reuse" and diag.startswith("grad-assigned") or diag == "exp-grad-assigned":
         # got exactly the op's own derivative: the `+ a` path's 1.0 was overwritten
         if not all(close(g, w - 1.0) for g, w in zip(grads, want_grads)):
             diag = f"wrong-local-derivative:{probe.op}"
     return _fail(record, diag, "gradients differ from central differences")
+
+
+def observe_backward_walk(probe: Probe, cls: type) -> tuple[str, str] | None:
+    """Rebuild the probe's graph, count and order the _backward calls backward() makes.
+
+    Tells a walk that runs a node twice (no visited set) from one that runs a node before
+    all of its consumers (not a reverse topological order). Needs `_prev` and a per-node
+    `_backward` attribute, as in the lecture; otherwise returns None.
+    """
+    try:
+        out = probe.fn(L, *[cls(x) for x in probe.inputs.values()])
+        consumers: dict[int, list] = {}
+        nodes, stack, seen = [], [out], {id(out)}
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            for child in list(node._prev):
+                consumers.setdefault(id(child), []).append(node)
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+        calls: list[int] = []
+        for node in nodes:
+            original = object.__getattribute__(node, "__dict__").get("_backward")
+            if not callable(original):
+                return None
+
+            def counted(node_id=id(node), fn=original):
+                calls.append(node_id)
+                return fn()
+
+            node.__dict__["_backward"] = counted
+        out.backward()
+    except BaseException:
+        return None
+    inner = [n for n in nodes if list(n._prev)]
+    twice = [n for n in inner if calls.count(id(n)) > 1]
+    if twice:
+        return ("node-visited-twice",
+                f"{len(twice)} node(s) had their _backward run more than once")
+    position = {node_id: i for i, node_id in enumerate(calls)}
+    for node in inner:
+        for consumer in consumers.get(id(node), []):
+            if id(node) in position and id(consumer) in position \
+                    and position[id(node)] < position[id(consumer)]:
+                return ("wrong-topo-order", f"a '{getattr(node, '_op', '?')}' node ran its "
+                        f"_backward before the '{getattr(consumer, '_op', '?')}' node that uses it")
+    return None
 
 
 def _backward_of(node: Any) -> Any:
