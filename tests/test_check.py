@@ -58,6 +58,7 @@ ONE_BUG = {
     "number_not_wrapped": ("number-not-wrapped", "fail"),
     "backward_on_input": ("backward-on-wrong-node", "fail"),
     "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
+    "eq_without_hash": ("eq-without-hash", "fail"),
     # files that cannot even be loaded
     "syntax_error": ("syntax-error", "error"),
     "import_error": ("import-error", "error"),

@@ -178,6 +178,12 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "neuron_forgets_bias": ("Neuron.parameters() leaves out the bias", [
         ("        return self.w + [self.b]\n", "        return self.w\n"),
     ]),
+    "eq_without_hash": ("__eq__ compares data, which removes __hash__", [
+        ("    def __repr__(self):\n",
+         "    def __eq__(self, other):\n"
+         "        return isinstance(other, Value) and self.data == other.data\n\n"
+         "    def __repr__(self):\n"),
+    ]),
     "renamed_class": ("no bug: the class is called Scalar", [
         ("class Value:", "class Scalar:"),
     ]),

@@ -103,6 +103,12 @@ _add("node-visited-twice", "backward runs a node's _backward more than once",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
      "if v not in visited: visited.add(v); ...   # in build_topo",
      "textbook pitfall 3")
+_add("eq-without-hash", "__eq__ without __hash__: Values cannot go in a set",
+     """Defining __eq__ makes Python drop the inherited __hash__, so a Value can no longer be
+     put in a set or used as a dict key — and the visited set of the topological sort (and
+     _prev = set(_children)) needs exactly that. Nodes must be hashed by identity.""",
+     "set([Value(1.0)])  ->  TypeError: unhashable type: 'Value'",
+     "__hash__ = object.__hash__      # in the class body, next to __eq__")
 _add("missing-radd", "no __radd__: `2 + a` does not work",
      """Python evaluates 2 + a as int.__add__(2, a), which does not know your class, and then
      falls back to a.__radd__(2). Without __radd__ you get TypeError, and sum(values) fails too

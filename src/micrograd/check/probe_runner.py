@@ -513,6 +513,8 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
         return "memory-limit", "error"
     if isinstance(error, TypeError) and "'NoneType' object is not callable" in text:
         return "backward-stored-none", "fail"
+    if isinstance(error, TypeError) and "unhashable type" in text:
+        return "eq-without-hash", "fail"
     if stage == "forward" and isinstance(error, TypeError) and "unsupported operand" in text:
         if probe.op in ("radd", "rmul"):
             return f"missing-{probe.op}", "fail"
@@ -537,7 +539,8 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
 
 # mistakes of their own, named even when an earlier probe failed too
 KEEP_OWN_DIAGNOSIS = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
-                      "backward-stored-none", "backward-on-wrong-node", "infinite-recursion")
+                      "backward-stored-none", "backward-on-wrong-node", "infinite-recursion",
+                      "eq-without-hash")
 
 
 def run_probe(probe: Probe, cls: type, failed: dict) -> dict:
