@@ -189,7 +189,8 @@ def render_text(report: Report, colour: bool = False) -> str:
             lines.append(f"  see: {entry.pitfall}")
         others = [p.id for p in examples if p is not first]
         if others:
-            lines.append(f"  also shows in: {', '.join(others)}")
+            lines += textwrap.wrap("also shows in: " + ", ".join(others), 92,
+                                   initial_indent="  ", subsequent_indent="    ")
     c = report.counts
     summary = (f"{c['pass']} passed, {c['fail']} failed, {c['error']} errors, "
                f"{c['warn']} warnings, {c['missing']} missing, {c['skipped']} not run "
