@@ -3,7 +3,7 @@
     micrograd demo {tiny,xor,moons,digits} [--out DIR] [--steps N] [--seed S] [--engine E]
     micrograd graph "EXPR" a=2 b=-3 ... -o FILE.{svg,png,dot,mmd,html}
     micrograd trace "EXPR" a=2 b=-3 ...
-    micrograd check PATH[:ClassName] [--json] [--junit FILE]
+    micrograd check PATH[:ClassName] [--json] [--junit FILE] [--timeout S] [--require OPS]
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
     check.add_argument("--timeout", type=float, default=20.0, help="seconds for the whole check")
+    check.add_argument("--require", metavar="OPS", default=None,
+                       help="ops that must exist, e.g. exp,tanh,relu (missing ones then fail)")
     return parser
 
 
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from micrograd.check import run_check
 
             return run_check(args.path, as_json=args.json, junit=args.junit,
-                             timeout=args.timeout)
+                             timeout=args.timeout, require=args.require)
     except BrokenPipeError:  # e.g. `micrograd trace ... | head`: the reader has gone
         sys.stderr.close()
         return 0

@@ -1,0 +1,346 @@
+"""The named diagnoses: what each failing probe means, in plain words, and how to fix it.
+
+An id is a short name (`grad-overwritten`) or a name with an op (`wrong-local-derivative:exp`).
+`explain(id)` returns the Diagnosis; unknown ids get a generic but still useful text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A named mistake: what it is, the smallest example that shows it, and the fix."""
+
+    id: str
+    title: str
+    explanation: str
+    example: str
+    fix: str
+    pitfall: str = ""  # where the textbook / lecture talks about it
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# d(op)/dx written the way a learner's _backward would add it
+LOCAL_DERIVATIVE_FIX = {
+    "add": "self.grad += out.grad;  other.grad += out.grad",
+    "radd": "self.grad += out.grad;  other.grad += out.grad   (and __radd__ = __add__)",
+    "mul": "self.grad += other.data * out.grad;  other.grad += self.data * out.grad",
+    "rmul": "self.grad += other.data * out.grad   (and __rmul__ = __mul__)",
+    "sub": "def __sub__(self, other): return self + (-other)",
+    "rsub": "def __rsub__(self, other): return other + (-self)",
+    "neg": "def __neg__(self): return self * -1",
+    "truediv": "def __truediv__(self, other): return self * other**-1",
+    "rtruediv": "def __rtruediv__(self, other): return other * self**-1",
+    "pow": "self.grad += other * self.data ** (other - 1) * out.grad",
+    "exp": "self.grad += out.data * out.grad        # (e^x)' = e^x",
+    "log": "self.grad += (1 / self.data) * out.grad  # (log x)' = 1/x",
+    "tanh": "self.grad += (1 - t**2) * out.grad      # t = tanh(x) = out.data",
+    "relu": "self.grad += (out.data > 0) * out.grad  # 1 where x > 0, else 0",
+    "sigmoid": "self.grad += s * (1 - s) * out.grad     # s = out.data",
+}
+
+OP_SYMBOL = {
+    "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
+    "rsub": "2 - a", "neg": "-a", "truediv": "a / b", "rtruediv": "4 / a", "pow": "a ** 3",
+    "exp": "a.exp()", "log": "a.log()", "tanh": "a.tanh()", "relu": "a.relu()",
+    "sigmoid": "a.sigmoid()",
+}
+
+CATALOG: dict[str, Diagnosis] = {}
+
+
+def _add(id: str, title: str, explanation: str, example: str, fix: str, pitfall: str = "") -> None:
+    CATALOG[id] = Diagnosis(id, title, " ".join(explanation.split()), example, fix, pitfall)
+
+
+_add("grad-overwritten", "gradient overwritten with = instead of accumulated with +=",
+     """A node that is used more than once gets a gradient contribution from every place it
+     is used, and the chain rule says to add them up. Your _backward assigns (grad = ...), so
+     the last contribution wipes out the earlier ones. Any expression that reuses a value
+     (a + a, a*b + a, a neuron's input feeding several neurons) gets a wrong gradient.""",
+     "a = Value(3.0); b = a + a; b.backward()  ->  a.grad should be 2, not 1",
+     "self.grad += out.grad      # += in every _backward, never =",
+     "textbook pitfall 1; lecture 1:22 (fixing a backprop bug when one node is used multiple times)")
+_add("exp-grad-assigned", "exp's _backward assigns the gradient (= instead of +=)",
+     """This is the slip visible in the lecture video: exp's _backward writes
+     self.grad = out.data * out.grad. When the input of exp is also used elsewhere, the other
+     contribution is thrown away. Every other op can be right and the gradient is still wrong
+     whenever exp's input is reused.""",
+     "a = Value(0.7); y = a.exp() + a; y.backward()  ->  a.grad should be e^0.7 + 1",
+     "self.grad += out.data * out.grad",
+     "lecture 1:27 (the notebook's note: = instead of += in exp)")
+_add("grad-assigned", "this op's _backward assigns the gradient (= instead of +=)",
+     """The _backward of this op writes its input's gradient with = rather than adding to it
+     with +=. When the input is used anywhere else too, the other contribution is lost.""",
+     "a = Value(x); y = op(a) + a; y.backward()  ->  a.grad should be op'(x) + 1",
+     "self.grad += <local derivative> * out.grad", "textbook pitfall 1")
+_add("wrong-local-derivative", "wrong local derivative",
+     """The backward step of this op does not compute its derivative correctly (checked
+     against central differences (f(x+h) - f(x-h)) / 2h of the op on plain numbers). The
+     forward value is right, so the mistake is in the op's _backward.""",
+     "see the probe's expression", "see the fix line for this op")
+_add("wrong-forward", "wrong forward value",
+     """The op computes the wrong number, compared with Python's math on plain floats.
+     Gradients computed on top of a wrong forward value cannot be right either.""",
+     "see the probe's expression", "compare your formula with the math module, e.g. math.tanh(x)")
+_add("wrong-topo-order", "backward visits nodes in the wrong order",
+     """A node may pass its gradient on only after every node that uses it has added its
+     contribution. Depth-first post-order (children first, then the node), walked in
+     reverse, guarantees that; breadth-first order or forward order does not, so a node
+     reached by a short path and a long path sends its gradient on too early and the rest
+     never arrives. Single ops are right, so the walker is the problem.""",
+     "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d)",
+     "build topo by DFS (visit children, then topo.append(v)); then: for v in reversed(topo): v._backward()",
+     "textbook pitfall 3")
+_add("node-visited-twice", "backward runs a node's _backward more than once",
+     """Your topological sort puts a node in the list once for every path that reaches it
+     (no `visited` set), so a node used twice has its _backward run twice and everything
+     below it gets its gradient twice. Remember which nodes you have seen.""",
+     "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
+     "if v not in visited: visited.add(v); ...   # in build_topo",
+     "textbook pitfall 3")
+_add("eq-without-hash", "__eq__ without __hash__: Values cannot go in a set",
+     """Defining __eq__ makes Python drop the inherited __hash__, so a Value can no longer be
+     put in a set or used as a dict key — and the visited set of the topological sort (and
+     _prev = set(_children)) needs exactly that. Nodes must be hashed by identity.""",
+     "set([Value(1.0)])  ->  TypeError: unhashable type: 'Value'",
+     "__hash__ = object.__hash__      # in the class body, next to __eq__")
+_add("missing-radd", "no __radd__: `2 + a` does not work",
+     """Python evaluates 2 + a as int.__add__(2, a), which does not know your class, and then
+     falls back to a.__radd__(2). Without __radd__ you get TypeError, and sum(values) fails too
+     because sum starts from 0.""",
+     "2 + Value(1.7)  ->  TypeError", "__radd__ = __add__      # in the class body",
+     "textbook pitfall 4")
+_add("missing-rmul", "no __rmul__: `2 * a` does not work",
+     """Python evaluates 3 * a as int.__mul__(3, a), which does not know your class, and then
+     falls back to a.__rmul__(3). Without __rmul__ you get TypeError.""",
+     "3 * Value(1.7)  ->  TypeError", "__rmul__ = __mul__      # in the class body",
+     "textbook pitfall 4")
+_add("rmul-returns-float", "`2.0 * a` silently gives a float, not a Value",
+     """Your __rmul__ returns a plain number instead of a new node, so 2.0 * a looks fine but
+     is disconnected from the graph: backward() never reaches a, and its gradient stays 0.
+     Nothing raises, which makes this one hard to find.""",
+     "y = 2.5 * a  ->  type(y) is float", "__rmul__ = __mul__      # return a Value built by __mul__",
+     "textbook pitfall 8")
+_add("radd-returns-float", "`2 + a` silently gives a float, not a Value",
+     """Your __radd__ returns a plain number instead of a new node, so the result is cut off
+     from the graph and backward() never reaches a.""",
+     "y = 2 + a  ->  type(y) is float", "__radd__ = __add__", "textbook pitfall 8")
+_add("op-returns-non-value", "an op returns a plain number",
+     """The op returns something that is not a node of your graph, so backward() cannot reach
+     its inputs.""",
+     "see the probe's expression", "return out   # the new Value, after out._backward = _backward")
+_add("exponent-as-value", "the exponent of ** is treated as a Value",
+     """In x ** k the exponent k is a plain constant; the local derivative is
+     k * x**(k-1), a number. Your __pow__ wraps k in a Value, so the gradient becomes a
+     Value (or a TypeError is raised) instead of a number. Keep k a number; x**y with a
+     variable y is a different op, exp(y * log(x)).""",
+     "a = Value(1.7); (a ** 3).backward()  ->  a.grad should be 3 * 1.7**2 = 8.67",
+     'assert isinstance(other, (int, float)), "only int/float powers"',
+     "textbook pitfall 5")
+_add("no-seed-gradient", "the output gradient is never seeded with 1",
+     """backward() must start with d(out)/d(out) = 1: self.grad = 1.0 before walking the
+     graph. Without it every gradient is 0 times something, so all gradients come out 0 and
+     training does nothing.""",
+     "y = a * b; y.backward()  ->  y.grad should be 1, a.grad = b",
+     "self.grad = 1.0            # in backward(), before the loop over reversed(topo)",
+     "textbook pitfall 9")
+_add("wrong-seed-gradient", "the output gradient is not 1 after backward()",
+     """After backward() the output's own gradient should be exactly 1 (d out / d out).""",
+     "y = a * b; y.backward()  ->  y.grad == 1", "self.grad = 1.0   # in backward()")
+_add("mutable-default-children", "mutable default argument `_children=[]`",
+     """A default value is created once, when the def runs, and shared by every call. With
+     _children=[] all leaves share one list: append to it once and every Value seems to have
+     that child. Use an immutable tuple.""",
+     "def __init__(self, data, _children=[], _op='')",
+     "def __init__(self, data, _children=(), _op=''):",
+     "textbook pitfall 10")
+_add("backward-stored-none", "`out._backward = _backward()` stores None",
+     """The parentheses call _backward immediately, during the forward pass (when out.grad is
+     still 0), and store its return value, None. backward() then fails with "'NoneType'
+     object is not callable". Store the function itself. This is the bug the lecture keeps
+     on camera.""",
+     "y = a * b; y.backward()  ->  TypeError: 'NoneType' object is not callable",
+     "out._backward = _backward      # no parentheses",
+     "lecture 1:09 (implementing the backward function for each operation)")
+_add("recursion-limit", "recursive topological sort hits Python's recursion limit",
+     """Your backward() builds the topological order with a recursive function, one Python
+     frame per node on the path. A chain of 2,000 ops (a long training sequence, an RNN
+     unrolled over time) exceeds Python's default limit of 1,000 frames. Correct for small
+     graphs, so this is a warning; an explicit stack removes the limit.""",
+     "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
+     "stack = [(self, False)]; while stack: v, done = stack.pop(); ...  # iterative DFS",
+     "advisory")
+_add("infinite-recursion", "an op calls itself forever",
+     """Running this expression recursed until Python's limit of 1,000 nested calls: an op
+     that calls itself (for example __neg__ written as `return -self`, or __sub__ as
+     `return self - other`) never reaches a base case. Express it with a different op.""",
+     "-Value(1.7)  ->  RecursionError", "def __neg__(self): return self * -1")
+_add("number-not-wrapped", "a plain number is not wrapped in a Value",
+     """a + 2 reaches your __add__ with other = 2, a Python int, which has no .data. The
+     lecture wraps it first so that expressions like a + 1, 2 * a and the loss
+     (yout - ygt)**2 with float targets work.""",
+     "Value(1.7) + 2  ->  AttributeError: 'int' object has no attribute 'data'",
+     "other = other if isinstance(other, Value) else Value(other)   # first line of the op",
+     "lecture 1:27; textbook 3.2")
+_add("backward-on-wrong-node", "_backward is attached to an input instead of the output",
+     """The op stores its backward function on one of its inputs (self._backward = ...)
+     instead of on the node it creates (out._backward = ...). Simple expressions can still
+     come out right by luck, but as soon as an input is used by two ops, the second op
+     replaces the first one's backward and that path's gradient is lost.""",
+     "t = a*b; y = t + (t*c)*d  ->  gradients wrong", "out._backward = _backward",
+     "lecture 1:09")
+_add("tanh-overflow", "tanh overflows for large inputs",
+     """tanh(x) computed as (e^2x - 1)/(e^2x + 1) overflows for x above ~355 (e^710 is
+     larger than any float), although tanh itself is just 1 there. The output of tanh is
+     always strictly between -1 and 1; math.tanh handles the large inputs.""",
+     "Value(400.0).tanh()  ->  OverflowError (should be 1.0)",
+     "t = math.tanh(self.data)", "textbook pitfall 6")
+_add("tanh-range", "tanh gives a value outside [-1, 1]",
+     """tanh squashes every input into the interval (-1, 1). Your tanh returned something else
+     for a large input. (Related: with a tanh output layer, train on labels ±1 or inside
+     (-1, 1), never targets like 0/1 beyond its reach.)""",
+     "Value(30.0).tanh()  ->  1.0", "t = math.tanh(self.data)", "textbook pitfall 6")
+_add("labels-outside-tanh-range", "targets 0/1 with a tanh output layer",
+     """tanh outputs lie strictly between -1 and 1, and the textbook trains its XOR network on
+     labels ±1. Your training targets look like 0/1: the network can reach them, but 0 sits at
+     the middle of tanh's range where the classes are hard to separate by sign. Use ±1.""",
+     "ys = [0, 1, 1, 0]", "ys = [-1.0, 1.0, 1.0, -1.0]", "textbook pitfall 6 (advisory)")
+_add("h-too-small", "the step h of your numerical gradient is too small",
+     """With h around 1e-10 the rounding error of floats (about 1e-16 relative) divided by h
+     is bigger than the truncation error, so (f(x+h) - f(x-h)) / 2h gets worse, not better;
+     at 1e-16, x + h == x and the estimate is 0. About 1e-5 (central) or 1e-6 is the sweet
+     spot.""",
+     "(f(3 + 1e-16) - f(3)) / 1e-16  ->  0.0", "h = 1e-5", "textbook pitfall 7 (advisory)")
+_add("no-zero-grad", "gradients are never zeroed in the training loop",
+     """Your backward adds into .grad (as it should), so the gradients of every previous step
+     pile up unless you reset them before each loss.backward(). The loss may still go down —
+     the lecture's network trained anyway, the stale sum acting like a huge step — but it is
+     not gradient descent any more. Reset before backward.""",
+     "for k in range(20): ...; loss.backward(); p.data += -0.05 * p.grad   # no reset",
+     "for p in model.parameters(): p.grad = 0.0     # (or model.zero_grad()) before loss.backward()",
+     "textbook pitfall 2; lecture 2:01 (the zero_grad bug)")
+_add("zero-grad-broken", "zero_grad() leaves gradients that are not 0",
+     """Your zero_grad() does not reset every parameter's gradient: after it, some .grad values
+     are still non-zero, so the next step's gradient is added on top of the old one.""",
+     "loss.backward(); model.zero_grad()  ->  every p.grad should be 0",
+     "def zero_grad(self):\n    for p in self.parameters():\n        p.grad = 0.0",
+     "textbook pitfall 2")
+_add("backward-resets-grads", "a second backward() replaces leaf gradients",
+     """In PyTorch (and micrograd) gradients of leaves accumulate across backward() calls, so
+     you zero them yourself each step. Your backward() resets them instead. Not wrong for a
+     training loop that calls backward once per step, but it differs from PyTorch.""",
+     "(a*b).backward(); (a*b).backward()  ->  a.grad = 2*b in PyTorch",
+     "don't reset leaf grads inside backward(); use zero_grad() in the loop", "advisory")
+_add("stale-intermediate-grads", "calling backward() twice on one graph reuses old gradients",
+     """Calling backward() twice on the same graph should double the leaf gradients. Your
+     intermediate nodes still hold their gradient from the first call and add to it, so the
+     leaves get more than double. micrograd 0.1.0 behaves the same; PyTorch refuses or gives
+     exactly double. Only matters if you call backward() twice without rebuilding the graph.""",
+     "t = a*b; y = t + c; y.backward(); y.backward()  ->  a.grad = 2*b, not 3*b",
+     "for v in topo: v.grad = 0.0 if v._prev else v.grad   # reset non-leaves first",
+     "advisory")
+_add("backward-twice-wrong", "gradients wrong after two backward() calls",
+     """Two backward() calls on graphs sharing the same leaves should add up the two gradients.
+     Yours gave something else.""",
+     "(a*b).backward(); (a*b).backward()  ->  a.grad = 2*b", "self.grad += ... in every _backward")
+_add("grad-not-zero-initially", "a new Value does not start with grad 0",
+     """Gradients are accumulated with +=, so every node must start at 0.""",
+     "Value(2.0).grad  ->  0", "self.grad = 0.0      # in __init__")
+_add("grad-not-a-number", "a gradient is not a number",
+     """After backward() a .grad holds something that is not a float (often a Value, when a
+     _backward multiplies by a Value instead of its .data).""",
+     "see the probe's expression", "use other.data, not other, inside _backward")
+_add("missing-data-or-grad", "no .data or .grad attribute",
+     """The checker needs the lecture's field names: .data for the number, .grad for its
+     gradient.""", "Value(2.0).data, Value(2.0).grad", "self.data = data; self.grad = 0.0")
+_add("backward-raised", "backward() raised an exception",
+     """backward() stopped with an error; the traceback line in your file is shown.""",
+     "see the probe's expression", "see the line shown")
+_add("exception-in-op", "the op raised an exception",
+     """Building the expression raised an error inside your code; the line is shown.""",
+     "see the probe's expression", "see the line shown")
+_add("probe-timeout", "the probe did not finish in time (endless loop?)",
+     """Running this expression did not finish within the per-probe time limit. Often a while
+     loop whose condition never changes, or a graph walk without a visited set.""",
+     "see the probe's expression", "see the line shown; a visited set stops the topological sort revisiting nodes")
+_add("memory-limit", "the probe ran out of memory",
+     """The expression tried to allocate more memory than the checker allows.""",
+     "see the probe's expression", "see the line shown")
+_add("nn-wrong-gradient", "one training step of your MLP gets wrong gradients",
+     """With the same weights as a reference MLP on the lecture's four examples, the parameter
+     gradients of the squared-error loss differ from central differences. Look at the engine
+     diagnoses above first; if they all pass, check how Neuron combines w, x and b.""",
+     "loss = sum((mlp(x) - y)**2 ...); loss.backward()", "see the engine diagnoses")
+_add("wrong-parameter-count", "MLP(3, [4, 4, 1]) does not have 41 parameters",
+     """3*4+4 + 4*4+4 + 4+1 = 41: every neuron has one weight per input plus one bias.""",
+     "len(MLP(3, [4, 4, 1]).parameters())  ->  41",
+     "def parameters(self): return self.w + [self.b]    # in Neuron")
+_add("nn-not-probed", "your MLP could not be compared",
+     """The checker could not build MLP(3, [4, 4, 1]) or match its output to a standard MLP;
+     the nn probes were skipped. Not an error in itself.""",
+     "MLP(3, [4, 4, 1])", "(nothing required)", "advisory")
+_add("nn-exception", "your nn raised an exception", """Running your MLP raised an error.""",
+     "MLP(3, [4, 4, 1])(x)", "see the line shown")
+# findings about the file itself
+_add("syntax-error", "the file has a syntax error",
+     """Python could not parse the file, so nothing in it could run.""", "see the line shown",
+     "fix the line shown")
+_add("import-error", "an import in the file failed",
+     """A module imported by your file is not installed or not found. Install it, or remove the
+     import if the engine does not need it (drawing with graphviz, plotting).""",
+     "see the line shown", "pip install <module>, or delete the import")
+_add("load-exception", "running the file raised an exception",
+     """Importing your file runs its top-level code, and that code raised an error before the
+     checker could look at the class.""", "see the line shown",
+     "move demo code under  if __name__ == '__main__':")
+_add("load-timeout", "running the file did not finish in time",
+     """Importing your file runs its top-level code; it did not finish within the time limit
+     (an endless loop, or a long training run at top level).""", "see the line shown",
+     "move demo/training code under  if __name__ == '__main__':")
+_add("load-recursion", "infinite recursion while running the file",
+     """Importing your file ran into infinite recursion (a function or property that calls
+     itself without a base case).""", "see the line shown", "give the recursion a base case")
+_add("load-memory", "running the file ran out of memory",
+     """Importing your file tried to allocate more memory than the checker allows.""",
+     "see the line shown", "allocate less at top level")
+_add("class-not-found", "no Value class found",
+     """The checker looks for a class named Value, or one with .data, .grad and backward().
+     Name it with PATH:ClassName if it is called something else.""",
+     "micrograd check my_engine.py:Scalar", "micrograd check FILE.py:YourClassName")
+_add("child-crashed", "the checker's sandbox process died",
+     """The process running your code stopped abruptly (a crash in C code, or the operating
+     system killed it, e.g. for memory). The probe it was running is shown.""",
+     "see the probe", "see the probe")
+_add("total-timeout", "the whole check ran out of time",
+     """The check's total time limit was reached; the probes that completed are reported and
+     the rest were not run. Raise --timeout if your engine is just slow.""",
+     "micrograd check FILE --timeout 60", "see the probe that was running")
+_add("not-run", "not run", """The check stopped before this probe.""", "", "")
+
+
+def explain(diag_id: str) -> Diagnosis:
+    """The Diagnosis for an id such as 'grad-overwritten' or 'wrong-local-derivative:exp'."""
+    base, _, op = diag_id.partition(":")
+    if base == "missing" or (base.startswith("missing-") and base not in CATALOG):
+        name = base[len("missing-"):]
+        return Diagnosis(diag_id, f"op not implemented: {name}",
+                         f"Your class has no {name} op. Unless a course requires it "
+                         "(--require), probes that need it are listed as missing, not failed.",
+                         OP_SYMBOL.get(name, name),
+                         LOCAL_DERIVATIVE_FIX.get(name, f"def {name}(self): ..."), "")
+    entry = CATALOG.get(diag_id) or CATALOG.get(base)
+    if entry is None:
+        return Diagnosis(diag_id, diag_id.replace("-", " "), "The probe failed.", "", "")
+    if not op:
+        return entry
+    fix = LOCAL_DERIVATIVE_FIX.get(op, entry.fix)
+    example = OP_SYMBOL.get(op, entry.example)
+    if base == "grad-assigned":
+        example = f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  ->  a.grad should be {op}'(a) + 1"
+    return Diagnosis(diag_id, f"{entry.title}: {op}", entry.explanation, example,
+                     fix if base != "wrong-forward" else entry.fix, entry.pitfall)

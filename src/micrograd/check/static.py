@@ -1,0 +1,154 @@
+"""Checks read from the learner's source with `ast` (parsed, never executed).
+
+Some mistakes live in code the checker must not run: the training loop at the bottom of a
+notebook, a numerical-gradient helper, the training labels. Reading the syntax tree finds them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+STEP_NAMES = {"h", "eps", "epsilon", "delta", "dx", "step"}
+LABEL_NAMES = {"ys", "y", "Y", "labels", "targets", "y_true", "ygt", "y_train", "Y_train"}
+
+
+@dataclass
+class Finding:
+    """A diagnosis found in the source: id, line, what was seen."""
+
+    diagnosis: str
+    line: int
+    detail: str
+    status: str  # "fail" or "warn"
+    code: str = ""  # the source line itself
+
+
+def _assigns_grad(node: ast.AST) -> bool:
+    """p.grad = 0 (a reset), not p.grad += ... (accumulation) nor the seed p.grad = 1."""
+    if isinstance(node, ast.Assign) and _number(node.value) in (0.0, None):
+        return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets)
+    return False
+
+
+def _is_backward_driver(fn: ast.AST) -> bool:
+    """backward() itself resets inner nodes; calling it is not zeroing the parameters."""
+    return fn.name in ("backward", "_backward") or any(
+        _calls(sub, "_backward") for sub in ast.walk(fn))
+
+
+def _calls(node: ast.AST, attr: str) -> bool:
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Attribute) and node.func.attr == attr)
+        or (isinstance(node.func, ast.Name) and node.func.id == attr))
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if isinstance(sub.func, ast.Name):
+                names.add(sub.func.id)
+            elif isinstance(sub.func, ast.Attribute):
+                names.add(sub.func.attr)
+    return names
+
+
+def _updates_data(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.AugAssign, ast.Assign)):
+            targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
+            if any(isinstance(t, ast.Attribute) and t.attr == "data" for t in targets):
+                return True
+        if _calls(sub, "step"):  # optimizer.step()
+            return True
+    return False
+
+
+def training_loops_without_zeroing(tree: ast.Module) -> list[Finding]:
+    """Loops that call .backward() and update .data but never reset .grad inside the loop."""
+    zeroing_functions = {
+        fn.name for fn in ast.walk(tree)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not _is_backward_driver(fn) and any(_assigns_grad(sub) for sub in ast.walk(fn))
+    } | {"zero_grad"}
+    findings: list[Finding] = []
+    flagged: list[ast.AST] = []
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.For, ast.While)):
+            continue
+        if any(loop in set(ast.walk(outer)) for outer in flagged):
+            continue
+        body = ast.Module(body=loop.body, type_ignores=[])
+        if not any(_calls(sub, "backward") for sub in ast.walk(body)):
+            continue
+        if not _updates_data(body):
+            continue
+        zeroes = any(_assigns_grad(sub) for sub in ast.walk(body)) or (
+            _called_names(body) & zeroing_functions)
+        if not zeroes:
+            flagged.append(loop)
+            findings.append(Finding(
+                "no-zero-grad", loop.lineno,
+                f"the loop at line {loop.lineno} calls backward() and updates p.data, "
+                "but never sets p.grad = 0 (or calls zero_grad()) inside the loop", "fail"))
+    return findings
+
+
+def _number(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
+    """h = 1e-10 (or a parameter h=1e-10) near a numerical gradient: rounding wins."""
+    findings = []
+    for node in ast.walk(tree):
+        pairs: list[tuple[str, ast.AST, int]] = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args.args + node.args.kwonlyargs
+            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) \
+                + list(node.args.defaults) + list(node.args.kw_defaults)
+            pairs += [(a.arg, d, node.lineno) for a, d in zip(args, defaults) if d is not None]
+        elif isinstance(node, ast.Assign):
+            pairs += [(t.id, node.value, node.lineno) for t in node.targets
+                      if isinstance(t, ast.Name)]
+        for name, value, line in pairs:
+            number = _number(value)
+            if name in STEP_NAMES and number is not None and 0 < number < 1e-8:
+                findings.append(Finding("h-too-small", line,
+                                        f"{name} = {number:g} at line {line}", "warn"))
+    return findings
+
+
+def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
+    if "tanh" not in source:
+        return []
+    findings = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple)):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            values = [_number(e) for e in node.value.elts]
+            if names and names[0] in LABEL_NAMES and len(values) >= 2 \
+                    and all(v in (0.0, 1.0) for v in values) and set(values) == {0.0, 1.0}:
+                findings.append(Finding("labels-outside-tanh-range", node.lineno,
+                                        f"{names[0]} = {[int(v) for v in values]} at line "
+                                        f"{node.lineno}, and the file uses tanh", "warn"))
+    return findings
+
+
+def static_findings(source: str) -> list[Finding]:
+    """All source-level findings; raises SyntaxError if the source does not parse."""
+    tree = ast.parse(source)
+    findings = (training_loops_without_zeroing(tree) + tiny_finite_difference_step(tree)
+                + zero_one_labels_with_tanh(tree, source))
+    lines = source.splitlines()
+    for finding in findings:
+        if 1 <= finding.line <= len(lines):
+            finding.code = lines[finding.line - 1].strip()
+    return findings

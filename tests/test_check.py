@@ -1,0 +1,396 @@
+"""`micrograd check` on a corpus of learner engines, each with exactly one classic mistake.
+
+Every corpus engine is checked once (two at a time) in a module fixture; the tests read the
+reports. The expected diagnoses come from the textbook's ten pitfalls and the bugs the
+lecture shows on camera, not from the checker's own output.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from micrograd.check import check_engine, explain, render_junit, render_text, run_check
+from micrograd.check.report import SCHEMA
+from micrograd.check.static import static_findings
+
+HERE = Path(__file__).parent
+CORPUS = HERE / "check_corpus"
+SRC = HERE.parent / "src"
+sys.path.insert(0, str(CORPUS))
+import make_variants  # noqa: E402  (the corpus generator, for the drift test)
+
+# file -> the one diagnosis it must get, and whether the engine as a whole fails
+ONE_BUG = {
+    # textbook pitfalls (003: 踩坑清单), numbered as there
+    "grad_overwritten": ("grad-overwritten", "fail"),                 # 1  = instead of +=
+    "no_zero_grad": ("no-zero-grad", "fail"),                         # 2  grads never zeroed
+    "zero_grad_broken": ("zero-grad-broken", "fail"),                 # 2  (Module.zero_grad)
+    "bfs_topo": ("wrong-topo-order", "fail"),                         # 3  BFS order
+    "forward_order": ("wrong-topo-order", "fail"),                    # 3  order not reversed
+    "no_visited_set": ("node-visited-twice", "fail"),                 # 3  no visited set
+    "missing_radd": ("missing-radd", "fail"),                         # 4
+    "missing_rmul": ("missing-rmul", "fail"),                         # 4
+    "exponent_as_value": ("exponent-as-value", "fail"),               # 5
+    "tanh_overflow": ("tanh-overflow", "fail"),                       # 6  tanh range
+    "zero_one_labels": ("labels-outside-tanh-range", "warn"),         # 6  (advisory)
+    "tiny_h": ("h-too-small", "warn"),                                # 7  (advisory)
+    "rmul_returns_float": ("rmul-returns-float", "fail"),             # 8
+    "no_seed": ("no-seed-gradient", "fail"),                          # 9
+    "mutable_default": ("mutable-default-children", "fail"),          # 10
+    # on camera in the lecture
+    "backward_stored_none": ("backward-stored-none", "fail"),         # out._backward = _backward()
+    "exp_grad_assigned": ("exp-grad-assigned", "fail"),               # = instead of += in exp
+    # more
+    "tanh_grad_assigned": ("grad-assigned:tanh", "fail"),
+    "wrong_tanh_derivative": ("wrong-local-derivative:tanh", "fail"),
+    "op_exception": ("exception-in-op:exp", "fail"),
+    "infinite_recursion": ("infinite-recursion", "fail"),
+    "number_not_wrapped": ("number-not-wrapped", "fail"),
+    "backward_on_input": ("backward-on-wrong-node", "fail"),
+    "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
+    "eq_without_hash": ("eq-without-hash", "fail"),
+    # files that cannot even be loaded
+    "syntax_error": ("syntax-error", "error"),
+    "import_error": ("import-error", "error"),
+    "load_recursion": ("load-recursion", "error"),
+    "huge_allocation": ("load-memory", "error"),
+}
+SLOW_FILES = {"toplevel_loop": ("load-timeout", "error"), "endless_loop": ("probe-timeout", "error")}
+# the line each finding must point at: (file, regex of that line in the file)
+LINES = {
+    "syntax_error": r"def __add__\(self, other\)$",
+    "import_error": r"from my_course_helpers import",
+    "load_recursion": r"return 1 \+ count_nodes",
+    "huge_allocation": r"cache = \[0.0\]",
+    "backward_stored_none": r"^\s+out._backward = _backward\(\)",
+    "no_zero_grad": r"for step in range",
+    "tiny_h": r"def numerical_grad",
+    "exp_grad_assigned": r"self.grad = out.data \* out.grad",
+    "op_exception": r"math.exp\(self\)",
+}
+
+
+def _check(name: str):
+    timeout, probe_timeout = (4.0, 0.5) if name in SLOW_FILES else (30.0, 2.0)
+    return name, check_engine(CORPUS / f"{name}.py", timeout=timeout, probe_timeout=probe_timeout)
+
+
+@pytest.fixture(scope="module")
+def reports():
+    names = list(ONE_BUG) + list(SLOW_FILES) + ["correct", "renamed_class", "recursive_topo",
+                                                  "optional_imports"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(_check, names))
+
+
+def _line_of(name: str, pattern: str) -> int:
+    for number, line in enumerate((CORPUS / f"{name}.py").read_text().splitlines(), start=1):
+        if re.search(pattern, line):
+            return number
+    raise AssertionError(f"{pattern!r} not in {name}.py")
+
+
+@pytest.mark.parametrize("name", list(ONE_BUG))
+def test_each_one_bug_engine_gets_exactly_its_diagnosis(reports, name):
+    diagnosis, status = ONE_BUG[name]
+    report = reports[name]
+    assert report.diagnoses == [diagnosis], render_text(report)
+    assert report.ok is (status == "warn")
+    assert any(p.status == status and p.diagnosis == diagnosis for p in report.probes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW_FILES))
+def test_endless_loops_are_reported_not_hung(reports, name):
+    diagnosis, status = SLOW_FILES[name]
+    report = reports[name]
+    assert diagnosis in report.diagnoses and not report.ok
+    assert report.seconds < 4.0 + 3.0  # the total limit held (plus process start-up)
+
+
+def test_endless_loop_in_backward_stops_after_two_timeouts_and_keeps_results(reports):
+    report = reports["endless_loop"]
+    statuses = [p.status for p in report.probes]
+    assert statuses.count("error") == 2  # two probe timeouts, then the rest are not run
+    assert "skipped" in statuses and report.by_id("construct").status == "pass"
+    loop = _line_of("endless_loop", r"while node._prev")
+    assert report.by_id("seed-gradient").line in (loop, loop + 1)  # the loop or its body
+
+
+@pytest.mark.parametrize("name", list(LINES))
+def test_findings_point_at_the_learners_line(reports, name):
+    report = reports[name]
+    first = next(p for p in report.probes if p.status in ("fail", "error", "warn"))
+    assert first.line == _line_of(name, LINES[name]), render_text(report)
+
+
+def test_toplevel_endless_loop_points_into_the_loop(reports):
+    line = reports["toplevel_loop"].by_id("load").line
+    assert line in (_line_of("toplevel_loop", r"while loss > 0"), _line_of("toplevel_loop", r"step \+= 1"))
+
+
+def test_correct_engine_passes_every_probe_including_its_nn(reports):
+    report = reports["correct"]
+    assert [p.id for p in report.probes if p.status != "pass"] == []
+    ids = {p.id for p in report.probes}
+    assert {"nn-parameter-count", "nn-forward", "nn-training-step", "nn-zero-grad",
+            "chain-2000", "diamond", "micrograd-readme", "lecture-neuron"} <= ids
+    assert len(report.probes) >= 50
+
+
+def test_lecture_recursive_topological_sort_only_warns(reports):
+    report = reports["recursive_topo"]
+    assert report.ok and report.diagnoses == ["recursion-limit", "stale-intermediate-grads"]
+    assert report.by_id("chain-2000").status == "warn"
+
+
+def test_class_found_without_the_name_value(reports):
+    report = reports["renamed_class"]
+    assert report.class_name == "Scalar" and report.ok
+
+
+def test_class_named_on_the_command_line():
+    report = check_engine(f"{CORPUS / 'correct.py'}:Module")  # not an engine: probes fail
+    assert report.class_name == "Module" and not report.ok
+    with pytest.raises(ValueError, match="no such file"):
+        check_engine(CORPUS / "does_not_exist.py")
+    with pytest.raises(ValueError, match=r"expected a \.py file or a \.ipynb notebook"):
+        check_engine(CORPUS / "README.md")
+
+
+def test_required_ops_that_are_missing_fail():
+    path = CORPUS / "optional_imports.py"  # has + * tanh only
+    report = check_engine(path, require="exp,tanh")
+    assert not report.ok and report.by_id("exp").status == "fail"
+    assert report.by_id("sub").status == "missing" and report.by_id("tanh").status == "pass"
+    with pytest.raises(ValueError, match="unknown op 'expo'"):
+        check_engine(path, require=["expo"])
+
+
+def test_missing_optional_modules_are_stubbed_and_missing_ops_do_not_fail(reports):
+    report = reports["optional_imports"]
+    assert set(report.stubbed_modules) == {"seaborn", "IPython"}
+    assert report.by_id("exp").status == "missing" and report.by_id("sub").status == "missing"
+    assert report.ok  # only warnings and missing ops
+    assert "building the engine" in report.stdout  # the learner's prints are captured
+
+
+def test_our_engine_passes_every_probe():
+    report = check_engine(SRC / "micrograd" / "engine.py")
+    assert [(p.id, p.status, p.diagnosis) for p in report.probes if p.status != "pass"] == []
+
+
+def test_our_nn_passes_every_probe_including_the_training_step():
+    report = check_engine(SRC / "micrograd" / "nn.py")  # ReLU hidden layers, linear output
+    assert [(p.id, p.status, p.diagnosis) for p in report.probes if p.status != "pass"] == []
+    assert "hidden=relu, output=linear" in report.by_id("nn-forward").detail
+    assert report.by_id("nn-training-step").status == "pass"
+
+
+def test_learner_code_never_runs_in_the_checkers_process(tmp_path):
+    engine = tmp_path / "marks.py"
+    engine.write_text((CORPUS / "correct.py").read_text() + "\nimport builtins\n"
+                      "builtins.MICROGRAD_CHECK_RAN_HERE = True\n")
+    report = check_engine(engine)
+    assert report.ok and not hasattr(builtins, "MICROGRAD_CHECK_RAN_HERE")
+
+
+def test_total_timeout_kills_the_sandbox_and_reports_what_completed():
+    report = check_engine(CORPUS / "endless_loop.py", timeout=1.5, probe_timeout=30.0)
+    assert report.by_id("load").status == "pass"
+    stuck = [p for p in report.probes if p.status == "error"]
+    assert [p.diagnosis for p in stuck] == ["total-timeout"] and stuck[0].id == "seed-gradient"
+    assert report.by_id("add").status == "skipped"
+
+
+def test_every_emitted_diagnosis_has_a_written_explanation(reports):
+    for report in reports.values():
+        for diag in report.diagnoses:
+            entry = explain(diag)
+            assert entry.explanation != "The probe failed." and entry.fix, diag
+
+
+def test_an_engine_with_three_mistakes_gets_three_diagnoses(tmp_path):
+    text = (CORPUS / "correct.py").read_text()
+    for name in ("grad_overwritten", "missing_radd", "tanh_overflow"):
+        for old, new in make_variants.VARIANTS[name][1]:
+            assert text.count(old) == 1
+            text = text.replace(old, new)
+    engine = tmp_path / "three.py"
+    engine.write_text(text)
+    report = check_engine(engine)
+    assert set(report.diagnoses) == {"grad-overwritten", "missing-radd", "tanh-overflow"}
+
+
+def test_corpus_files_are_up_to_date():
+    correct = (CORPUS / "correct.py").read_text()
+    for name in make_variants.VARIANTS:
+        assert (CORPUS / f"{name}.py").read_text() == make_variants.variant_text(correct, name), name
+
+
+# --- notebooks ----------------------------------------------------------------------------
+
+def _notebook(cells: list[str]) -> str:
+    return json.dumps({"cells": [{"cell_type": "markdown", "source": ["# my micrograd"]}] + [
+        {"cell_type": "code", "source": text.splitlines(keepends=True), "metadata": {},
+         "outputs": [], "execution_count": None} for text in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebook_code_cells_are_checked(tmp_path):
+    source = (CORPUS / "correct.py").read_text()
+    engine, _, rest = source.partition("class Module:")
+    path = tmp_path / "homework.ipynb"
+    path.write_text(_notebook(["%matplotlib inline\n!pip list\n" + engine, "class Module:" + rest]))
+    report = check_engine(path)
+    assert report.ok and report.class_name == "Value"
+
+
+def test_script_exported_from_a_notebook_runs_its_magics_harmlessly(tmp_path):
+    engine = tmp_path / "exported.py"
+    engine.write_text("get_ipython().run_line_magic('matplotlib', 'inline')\n"
+                      + (CORPUS / "correct.py").read_text() + "\ndisplay(Value(1.0))\n")
+    assert check_engine(engine).ok
+
+
+def test_notebook_error_lines_name_the_cell(tmp_path):
+    path = tmp_path / "broken.ipynb"
+    path.write_text(_notebook(["import math\n", "x = 1\nclass Value\n    pass\n"]))
+    report = check_engine(path)
+    assert report.by_id("load").diagnosis == "syntax-error"
+    assert report.by_id("load").line == "cell 3, line 2"  # cell 1 is the markdown cell
+
+
+# --- output formats -----------------------------------------------------------------------
+
+def test_json_schema_is_stable(reports):
+    data = json.loads(reports["grad_overwritten"].to_json())
+    assert data["schema"] == SCHEMA == "micrograd-check/1"
+    assert set(data) == {"schema", "path", "class", "class_found", "ok", "counts", "diagnoses",
+                         "probes", "stubbed_modules", "learner_output", "seconds"}
+    assert set(data["counts"]) == {"pass", "fail", "error", "warn", "missing", "skipped"}
+    probe = next(p for p in data["probes"] if p["id"] == "reuse-add")
+    assert set(probe) == {"id", "group", "status", "expression", "got", "expected", "detail",
+                          "line", "where", "consequence_of", "diagnosis"}
+    assert set(probe["diagnosis"]) == {"id", "title", "explanation", "example", "fix", "pitfall"}
+    assert probe["got"]["grads"]["a"] == 1.0 and probe["expected"]["grads"]["a"] == 2.0
+    assert data["diagnoses"][0]["id"] == "grad-overwritten" and data["ok"] is False
+
+
+def test_junit_xml_has_one_testcase_per_probe(reports):
+    report = reports["missing_radd"]
+    root = ET.fromstring(render_junit(report))
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == len(report.probes)
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert len(failures) == int(suite.get("failures")) == report.counts["fail"] > 0
+    assert all(f.find("failure").get("type") == "missing-radd" for f in failures)
+    assert "__radd__ = __add__" in failures[0].find("failure").text
+    assert int(suite.get("skipped")) == report.counts["missing"] == 1
+
+
+def test_cli_exit_codes_json_and_junit(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    junit = tmp_path / "report.xml"
+    cli = [sys.executable, "-m", "micrograd.cli", "check"]
+    buggy = subprocess.run(cli + [str(CORPUS / "no_seed.py"), "--json", "--junit", str(junit)],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert buggy.returncode == 1, buggy.stderr
+    assert json.loads(buggy.stdout)["diagnoses"][0]["id"] == "no-seed-gradient"
+    assert ET.parse(junit).getroot().tag == "testsuites"
+    good = subprocess.run(cli + [str(CORPUS / "correct.py")], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert good.returncode == 0 and "\033[" not in good.stdout  # no colour when piped
+    assert re.search(r"\d+ passed, 0 failed", good.stdout)
+    missing = subprocess.run(cli + [str(tmp_path / "nope.py")], capture_output=True, text=True,
+                             env=env, timeout=120)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_text_report_explains_and_shows_the_fix(reports, capsys):
+    text = render_text(reports["backward_stored_none"])
+    assert "FAIL backward-stored-none" in text
+    assert "fix: out._backward = _backward      # no parentheses" in text
+    assert "'NoneType' object is not callable" in text
+    coloured = render_text(reports["backward_stored_none"], colour=True)
+    assert "\033[31m" in coloured and "\033[" not in text
+
+
+def test_run_check_writes_junit_and_returns_exit_code(tmp_path, capsys):
+    junit = tmp_path / "out.xml"
+    assert run_check(str(CORPUS / "mutable_default.py"), junit=str(junit)) == 1
+    assert "mutable-default-children" in capsys.readouterr().out
+    assert ET.parse(junit).getroot().find("testsuite").get("failures") == "1"
+
+
+# --- source checks (ast only) -------------------------------------------------------------
+
+LOOP = """
+for k in range(10):
+    loss = model(x)
+{reset}    loss.backward()
+    for p in params:
+        p.data -= 0.1 * p.grad
+"""
+
+
+@pytest.mark.parametrize("reset, flagged", [
+    ("", True),
+    ("    for p in params:\n        p.grad = 0.0\n", False),
+    ("    model.zero_grad()\n", False),
+    ("    reset(params)\n", False),
+])
+def test_training_loop_without_reset_is_found(reset, flagged):
+    helper = "def reset(ps):\n    for p in ps:\n        p.grad = 0\n"
+    findings = static_findings(helper + LOOP.format(reset=reset))
+    assert any(f.diagnosis == "no-zero-grad" for f in findings) is flagged
+
+
+def test_backward_that_resets_inner_nodes_does_not_count_as_zeroing():
+    source = ("class V:\n    def backward(self):\n        for v in topo:\n            v.grad = 0\n"
+              "        for v in reversed(topo):\n            v._backward()\n" + LOOP.format(reset=""))
+    assert [f.diagnosis for f in static_findings(source)] == ["no-zero-grad"]
+
+
+@pytest.mark.slow
+def test_micrograd_010_passes_with_only_warnings_and_missing_ops(tmp_path_factory):
+    """The original micrograd: recursive topo sort (warning), no exp/log/tanh (missing)."""
+    target = tmp_path_factory.getbasetemp() / "mg010"
+    if not (target / "micrograd" / "engine.py").exists():
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(target), "micrograd==0.1.0"], check=True, timeout=300)
+    report = check_engine(target / "micrograd" / "nn.py")
+    assert report.ok, render_text(report)
+    assert report.diagnoses == ["recursion-limit", "stale-intermediate-grads"]
+    assert report.by_id("tanh").status == "missing"
+    assert report.by_id("nn-training-step").status == "pass"
+
+
+@pytest.mark.parametrize("prelude, diagnosis, line", [
+    ("import sys\nsys.exit(3)\n", "load-exception", 2),
+    ("name = input('your name? ')\n", "load-exception", 1),
+    ("import os\nos._exit(0)\n", "child-crashed", None),
+    ("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n", None, None),
+    ("import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n", None, None),
+])
+def test_hostile_top_level_code_is_contained(tmp_path, prelude, diagnosis, line):
+    engine = tmp_path / "hostile.py"
+    engine.write_text(prelude + (CORPUS / "correct.py").read_text())
+    report = check_engine(engine, timeout=20.0)
+    if diagnosis is None:
+        assert report.ok, render_text(report)
+    else:
+        load = report.by_id("load")
+        assert (load.status, load.diagnosis, load.line) == ("error", diagnosis, line)
+    assert report.seconds < 20.0  # a thread the file started does not keep the sandbox alive
