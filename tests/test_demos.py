@@ -1,0 +1,235 @@
+"""The demos: the moons notebook's published numbers, XOR below 0.01, PyTorch twins, the CLI."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import types
+
+import pytest
+
+from micrograd import demos
+from micrograd.cli import main
+from micrograd.nn import MLP
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# Printed by karpathy/micrograd demo.ipynb (cell "optimization"): step, loss, accuracy %.
+NOTEBOOK = {
+    0: (0.8958441028683222, 50.0),
+    10: (0.24507023853658053, 91.0),
+    40: (0.06016009895234464, 100.0),
+    98: (0.010978888332907229, 100.0),
+    99: (0.010978370135492717, 100.0),
+}
+
+
+@pytest.mark.slow
+def test_moons_demo_reproduces_the_notebooks_published_numbers_through_the_cli(
+    tmp_path, capsys, monkeypatch
+):
+    runs = []
+
+    def recording_train_moons(**kwargs):
+        runs.append(demos.train_moons(**kwargs))
+        return runs[-1]
+
+    monkeypatch.setitem(demos.DEMOS, "moons", (recording_train_moons, demos.DEMOS["moons"][1]))
+    assert main(["demo", "moons", "--out", str(tmp_path)]) == 0  # what `make demo` runs
+    [run] = runs
+    assert len(run.model.parameters()) == 337  # "number of parameters 337"
+    for step, (loss, accuracy) in NOTEBOOK.items():
+        assert run.losses[step] == pytest.approx(loss, rel=1e-12), f"step {step}"
+        assert run.accuracies[step] * 100 == accuracy, f"step {step}"
+    stdout = capsys.readouterr().out
+    assert "step  0  loss 0.895844  accuracy  50.0%" in stdout
+    assert "step 99  loss 0.010978  accuracy 100.0%" in stdout
+    assert "final  loss 0.010978  accuracy 100.0%" in stdout
+    for png in ("moons_decision_boundary.png", "moons_loss.png"):
+        assert (tmp_path / png).read_bytes()[:8] == PNG_SIGNATURE
+
+
+# --- PyTorch twins of the tanh demos --------------------------------------------------------
+
+
+def torch_twin_losses(model: MLP, X, Y, steps: int, lr: float) -> list[float]:
+    """The same network and plain SGD in PyTorch float64, from the model's initial weights."""
+    torch = pytest.importorskip("torch")
+    layers = [
+        (
+            torch.tensor([[w.data for w in n.w] for n in layer.neurons], dtype=torch.float64,
+                         requires_grad=True),
+            torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64, requires_grad=True),
+        )
+        for layer in model.layers
+    ]
+    params = [p for layer in layers for p in layer]
+    x = torch.tensor(X, dtype=torch.float64)
+    y = torch.tensor(Y, dtype=torch.float64)
+    opt = torch.optim.SGD(params, lr=lr)
+    out = []
+    for _ in range(steps):
+        h = x
+        for W, b in layers:
+            h = torch.tanh(h @ W.T + b)
+        loss = ((h[:, 0] - y) ** 2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    return out
+
+
+@pytest.mark.slow  # importing torch and 300 PyTorch steps take a few seconds
+def test_xor_demo_gets_below_0_01_within_300_steps_as_pytorch_does():
+    run = demos.train_xor()  # the textbook's setup: random.Random(42), lr 0.1, 300 steps
+    assert len(run.losses) == 300
+    assert run.losses[-1] < 0.01
+    assert run.accuracies[-1] == 1.0
+    start = MLP(2, [4, 1], activation="tanh", output_activation="tanh", rng=random.Random(42))
+    X, Y = demos.datasets.xor()
+    reference = torch_twin_losses(start, X, Y, steps=300, lr=0.1)
+    assert run.losses == pytest.approx(reference, rel=1e-9)
+
+
+def test_tiny_demo_is_the_lectures_training_and_matches_pytorch():
+    run = demos.train_tiny()
+    start = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", rng=random.Random(42))
+    xs, ys = demos.datasets.tiny()
+    assert run.losses == pytest.approx(torch_twin_losses(start, xs, ys, steps=20, lr=0.1), rel=1e-9)
+    assert run.losses[-1] < run.losses[0] / 10 and run.accuracies[-1] == 1.0
+
+
+def test_step_callback_sees_every_step():
+    seen = []
+    run = demos.train_xor(steps=5, on_step=lambda k, loss, acc: seen.append((k, loss, acc)))
+    assert seen == list(zip(range(5), run.losses, run.accuracies))
+
+
+# --- through the command line ------------------------------------------------------------------
+
+
+def test_cli_moons_prints_readable_lines_and_writes_two_pngs(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "plots"
+    assert main(["demo", "moons", "--out", str(out), "--steps", "3"]) == 0
+    stdout = capsys.readouterr().out
+    assert "step 0  loss 0.895844  accuracy  50.0%" in stdout  # the notebook's step 0
+    assert "step 2  loss " in stdout and "final  loss " in stdout
+    for png in ("moons_decision_boundary.png", "moons_loss.png"):
+        path = out / png
+        assert f"wrote {path}" in stdout
+        assert path.read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_cli_xor_reports_final_loss_below_0_01(capsys):
+    assert main(["demo", "xor"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    final = next(line for line in lines if line.startswith("final"))
+    assert float(final.split()[2]) < 0.01 and final.endswith("accuracy 100.0%")
+    assert any(line.startswith("step 299  loss ") for line in lines)
+
+
+def test_cli_custom_seed_and_steps_are_used(capsys):
+    assert main(["demo", "tiny", "--steps", "4", "--seed", "7"]) == 0
+    stdout = capsys.readouterr().out
+    assert "4 steps, seed 7" in stdout and "step 3  loss" in stdout and "step 4" not in stdout
+
+
+def test_cli_bad_steps_is_an_error_with_exit_code_2(capsys):
+    assert main(["demo", "xor", "--steps", "0"]) == 2
+    assert "steps must be a positive integer, got 0" in capsys.readouterr().err
+
+
+def test_missing_optional_package_gives_one_line_saying_what_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `import tqdm` now fails
+    assert main(["demo", "xor"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err == "micrograd demo xor needs tqdm: pip install 'micrograd[demo]'"
+
+
+def test_moons_without_scikit_learn_and_matplotlib_names_both(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    assert demos.run_demo("moons") == 3
+    assert "needs scikit-learn, matplotlib: pip install 'micrograd[demo]'" in capsys.readouterr().err
+
+
+# --- the Tensor engine's demos are delegated ----------------------------------------------------
+
+
+def test_tensor_engine_and_digits_are_delegated_to_the_tensor_demos(monkeypatch):
+    calls = []
+    fake = types.ModuleType("micrograd.tensors.demos")
+    fake.run_demo = lambda name, **kwargs: calls.append((name, kwargs)) or 0
+    monkeypatch.setitem(sys.modules, "micrograd.tensors.demos", fake)
+    assert main(["demo", "moons", "--engine", "tensor", "--steps", "5", "--out", "x"]) == 0
+    assert main(["demo", "digits", "--seed", "3"]) == 0
+    assert calls == [
+        ("moons", {"out": "x", "steps": 5, "seed": None}),
+        ("digits", {"out": "out", "steps": None, "seed": 3}),
+    ]
+
+
+def test_missing_tensor_demos_give_a_message_and_nonzero_exit(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "micrograd.tensors", None)
+    monkeypatch.delitem(sys.modules, "micrograd.tensors.demos", raising=False)
+    assert main(["demo", "digits"]) == 1
+    assert "Tensor engine's demos" in capsys.readouterr().err
+
+
+def test_digits_on_the_scalar_engine_is_refused(capsys):
+    assert main(["demo", "digits", "--engine", "scalar"]) == 2
+    assert "Tensor engine only" in capsys.readouterr().err
+
+
+# --- what `make demo` relies on ------------------------------------------------------------------
+
+
+def test_demos_need_neither_torch_nor_numpy_for_xor(tmp_path):
+    # `make demo` installs only the demo extra (no torch); tiny/xor need only tqdm.
+    code = BLOCK_IMPORTS.format(blocked=("torch", "numpy")) + (
+        "from micrograd.cli import main\n"
+        "status = main(['demo', 'xor', '--steps', '3'])\n"
+        "assert 'torch' not in sys.modules and 'numpy' not in sys.modules\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=_env_with_src(), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "final  loss" in result.stdout
+
+
+@pytest.mark.slow  # a fresh interpreter imports scikit-learn and matplotlib
+def test_moons_demo_runs_without_torch(tmp_path):
+    code = BLOCK_IMPORTS.format(blocked=("torch",)) + (
+        "from micrograd.cli import main\n"
+        f"status = main(['demo', 'moons', '--steps', '2', '--out', {str(tmp_path)!r}])\n"
+        "assert 'torch' not in sys.modules\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=_env_with_src(), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "moons_loss.png").read_bytes()[:8] == PNG_SIGNATURE
+
+
+# Makes `import torch` (etc.) fail in a subprocess, as on a machine without the package.
+BLOCK_IMPORTS = """
+import sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in {blocked!r}:
+            raise ModuleNotFoundError('No module named ' + repr(name), name=name)
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def _env_with_src() -> dict:
+    import os
+
+    import micrograd
+
+    src = os.path.dirname(os.path.dirname(micrograd.__file__))
+    return {**os.environ, "PYTHONPATH": src}
