@@ -233,3 +233,24 @@ def _env_with_src() -> dict:
 
     src = os.path.dirname(os.path.dirname(micrograd.__file__))
     return {**os.environ, "PYTHONPATH": src}
+
+
+# --- the plot helpers ---------------------------------------------------------------------------
+
+
+def test_plot_helpers_write_pngs_and_reject_bad_shapes(tmp_path):
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("matplotlib")
+    from micrograd.viz import plots
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    y = np.array([-1, 1, 1])
+    path = plots.save_decision_boundary(lambda p: p[:, 0] + p[:, 1] - 0.5, X, y,
+                                        tmp_path / "sub" / "b.png", step=0.1)
+    assert open(path, "rb").read(8) == PNG_SIGNATURE  # the folder was created
+    curve = plots.save_loss_curve([1.0, 0.5, 0.0], tmp_path / "c.png", accuracies=[0.5, 1.0, 1.0])
+    assert open(curve, "rb").read(8) == PNG_SIGNATURE  # a zero loss: linear axis, no crash
+    with pytest.raises(ValueError, match=r"X of shape \(n, 2\); got \(3, 1\)"):
+        plots.save_decision_boundary(lambda p: p[:, 0], X[:, :1], y, tmp_path / "x.png")
+    with pytest.raises(ValueError, match="3 losses but 2 accuracies"):
+        plots.save_loss_curve([1.0, 0.5, 0.2], tmp_path / "y.png", accuracies=[0.5, 1.0])
