@@ -224,3 +224,14 @@ def test_elementwise_losses_accept_one_array_valued_node():
     assert hinge_loss(scores, y, reduction="sum").item() == pytest.approx(
         torch.relu(1 - y * scores).sum().item(), rel=1e-15
     )
+
+
+def test_cross_entropy_takes_numpy_integer_targets():
+    logits = [[2.0, -1.0, 0.5], [0.0, 3.0, -2.0]]
+    targets = np.array([2, 1])
+    single = cross_entropy([Value(x) for x in logits[0]], targets[0])
+    batch = cross_entropy([[Value(x) for x in row] for row in logits], targets)
+    ref = F.cross_entropy(torch.tensor(logits, dtype=torch.float64), torch.tensor([2, 1]))
+    assert batch.data == pytest.approx(ref.item(), rel=1e-12)
+    assert single.data == pytest.approx(F.cross_entropy(
+        torch.tensor([logits[0]], dtype=torch.float64), torch.tensor([2])).item(), rel=1e-12)

@@ -266,3 +266,9 @@ def test_float32_arrays_stay_float32_and_follow_torch(ours, theirs, kwargs):
         ref_opt.step()
     assert p.data.dtype == np.float32
     np.testing.assert_allclose(p.data, ref.detach().numpy(), rtol=1e-5)
+
+
+def test_a_parameter_listed_twice_is_refused():
+    v = Value(1.0)
+    with pytest.raises(ValueError, match="parameter 1 appears more than once"):
+        SGD([v, v], lr=0.1)

@@ -15,6 +15,7 @@ array-valued node (a Tensor) in place of a list, using its .relu()/.sum()/.mean(
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Iterable, Sequence, Union
 
 from micrograd.engine import Value, define_op
@@ -112,8 +113,8 @@ def cross_entropy(logits: Sequence[Any], target: Any, reduction: str = "mean") -
     A batch: a list of such lists and a list of ints; `reduction` says how to combine them.
     """
     _check_reduction(reduction)
-    if isinstance(target, (list, tuple)):
-        rows, targets = _pair(logits, target, "cross_entropy", "logits", "targets")
+    if not isinstance(target, (numbers.Number, str)) and hasattr(target, "__len__"):
+        rows, targets = _pair(logits, list(target), "cross_entropy", "logits", "targets")
         return _reduce([_cross_entropy_one(z, t) for z, t in zip(rows, targets)], reduction)
     return _cross_entropy_one(logits, target)
 
@@ -121,10 +122,11 @@ def cross_entropy(logits: Sequence[Any], target: Any, reduction: str = "mean") -
 def _cross_entropy_one(logits: Sequence[Scalar], target: Any) -> Value:
     if isinstance(logits, (str, bytes)) or not isinstance(logits, Sequence):
         raise TypeError(f"cross_entropy: logits must be a list of Values, got {type(logits).__name__}")
-    if not isinstance(target, int) or isinstance(target, bool):
+    if not isinstance(target, numbers.Integral) or isinstance(target, bool):
         raise TypeError(
             f"cross_entropy: target must be an int class index, got {type(target).__name__}: {target!r}"
         )
+    target = int(target)  # numpy integers too
     if not 0 <= target < len(logits):
         raise ValueError(
             f"cross_entropy: target {target} is out of range for {len(logits)} classes "

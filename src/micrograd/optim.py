@@ -72,11 +72,15 @@ class Optimizer:
         self.params = list(params)
         if not self.params:
             raise ValueError("optimizer got an empty parameter list")
-        for p in self.params:
+        seen = set()
+        for i, p in enumerate(self.params):
             if not (hasattr(p, "data") and hasattr(p, "grad")):
                 raise TypeError(
                     f"optimizer parameters need .data and .grad, got {type(p).__name__}"
                 )
+            if id(p) in seen:  # it would take two steps per step()
+                raise ValueError(f"parameter {i} appears more than once in the parameter list")
+            seen.add(id(p))
         _check_nonnegative("lr", lr)
         self.lr = float(lr)
         self.state: dict[int, dict[str, Any]] = {}  # per parameter, keyed by id(p)
