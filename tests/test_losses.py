@@ -235,3 +235,17 @@ def test_cross_entropy_takes_numpy_integer_targets():
     assert batch.data == pytest.approx(ref.item(), rel=1e-12)
     assert single.data == pytest.approx(F.cross_entropy(
         torch.tensor([logits[0]], dtype=torch.float64), torch.tensor([2])).item(), rel=1e-12)
+
+
+@pytest.mark.parametrize("numbers", [[0.0, 0.7, -1.3], [1000.0, -1000.0, 30.0]])
+def test_logistic_on_an_array_valued_node_matches_torch_including_the_gradient_at_zero(numbers):
+    scores = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
+    reference = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([1.0, -1.0, 1.0], dtype=torch.float64)
+    loss = logistic_loss(scores, y)  # goes through the node's abs/exp/log
+    ref = F.binary_cross_entropy_with_logits(reference, (y > 0).double())
+    loss.backward()
+    ref.backward()
+    assert loss.item() == pytest.approx(ref.item(), rel=1e-12)
+    # 0.5 - 0.5 + tiny loses the tiny part's relative precision: absolute accuracy 1e-16
+    np.testing.assert_allclose(scores.grad.numpy(), reference.grad.numpy(), rtol=1e-12, atol=1e-16)

@@ -98,9 +98,20 @@ def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Value | 
     Equals binary cross-entropy of sigmoid(s), but is finite for any score (s = +-1000 too).
     """
     _check_reduction(reduction)
+    if _is_array_node(scores):  # labels: an array of +1/-1
+        return _reduce_node(_softplus_composed(-labels * scores), reduction)
     ss, ys = _pair(scores, labels, "logistic_loss", "scores", "labels")
     ys = [_sign_label(y, "logistic_loss") for y in ys]
     return _reduce([softplus(-y * s) for s, y in zip(ss, ys)], reduction)
+
+
+def _softplus_composed(z: Any) -> Any:
+    """softplus from abs/exp/log, for nodes without a softplus op (Tensors).
+
+    0.5 z + 0.5 |z| is max(z, 0) exactly, and unlike relu its gradient at 0 is 1/2 -- the
+    true softplus'(0); log(1 + e^-|z|) cannot overflow.
+    """
+    return 0.5 * z + 0.5 * abs(z) + (1 + (-abs(z)).exp()).log()
 
 
 # --- multi-class -------------------------------------------------------------------------
