@@ -50,7 +50,9 @@ def test_moons_without_seed_follow_numpys_global_state_as_the_notebook():
 
 def test_circles_are_sklearns_points_and_balanced():
     X, y = datasets.circles(101, noise=0.05, factor=0.5, seed=3, signed=True)
-    X_ref, y_ref = sklearn_datasets.make_circles(n_samples=101, noise=0.05, factor=0.5, random_state=3)
+    X_ref, y_ref = sklearn_datasets.make_circles(
+        n_samples=101, noise=0.05, factor=0.5, random_state=3
+    )
     np.testing.assert_array_equal(X, X_ref)
     np.testing.assert_array_equal(y, y_ref * 2 - 1)
     counts = sorted(np.unique(y, return_counts=True)[1])
@@ -84,8 +86,11 @@ def test_missing_scikit_learn_says_what_to_install(monkeypatch):
         datasets.moons()
 
 
-@pytest.mark.parametrize("call", [lambda: datasets.moons(0), lambda: datasets.spiral(10, n_classes=0),
-                                  lambda: datasets.circles("100")])
+@pytest.mark.parametrize(
+    "call",
+    [lambda: datasets.moons(0), lambda: datasets.spiral(10, n_classes=0),
+     lambda: datasets.circles("100")],
+)
 def test_bad_sizes_are_value_errors(call):
     with pytest.raises(ValueError, match="must be a positive int"):
         call()

@@ -60,7 +60,8 @@ def torch_twin_losses(model: MLP, X, Y, steps: int, lr: float) -> list[float]:
         (
             torch.tensor([[w.data for w in n.w] for n in layer.neurons], dtype=torch.float64,
                          requires_grad=True),
-            torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64, requires_grad=True),
+            torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64,
+                         requires_grad=True),
         )
         for layer in model.layers
     ]
@@ -153,7 +154,8 @@ def test_moons_without_scikit_learn_and_matplotlib_names_both(monkeypatch, capsy
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert demos.run_demo("moons") == 3
-    assert "needs scikit-learn, matplotlib: pip install 'micrograd[demo]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "needs scikit-learn, matplotlib: pip install 'micrograd[demo]'" in err
 
 
 # --- the Tensor engine's demos are delegated ----------------------------------------------------

@@ -96,7 +96,7 @@ def spiral(
 
 
 def digits() -> tuple[Any, Any]:
-    """scikit-learn's 1,797 8x8 digit images (bundled, no download): X (1797, 64) in [0, 1], y 0..9."""
+    """scikit-learn's 1,797 8x8 digits (bundled, no download): X (1797, 64) in [0, 1], y 0..9."""
     load_digits = _require("sklearn.datasets", "digits").load_digits
     X, y = load_digits(return_X_y=True)
     return X / 16.0, y

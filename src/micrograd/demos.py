@@ -27,7 +27,7 @@ from micrograd.engine import Value
 from micrograd.nn import MLP
 from micrograd.optim import SGD, LinearDecay
 
-__all__ = ["TrainingRun", "train_tiny", "train_xor", "train_moons", "run_demo", "DEMOS"]
+__all__ = ["TrainingRun", "train_tiny", "train_xor", "train_moons", "model_scores", "run_demo"]
 
 INSTALL_HINT = "pip install 'micrograd[demo]'"
 
@@ -40,7 +40,6 @@ class TrainingRun:
     """What a demo's training produced: one loss and one accuracy (0..1) per step, and the model."""
 
     name: str
-    description: str
     model: MLP
     losses: list[float] = field(default_factory=list)
     accuracies: list[float] = field(default_factory=list)
@@ -59,13 +58,15 @@ def _check_steps(steps: int) -> None:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
 
 
-def train_tiny(steps: int = 20, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None) -> TrainingRun:
+def train_tiny(
+    steps: int = 20, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None
+) -> TrainingRun:
     """The lecture's loop: 4 samples, MLP(3, [4, 4, 1]) all tanh, sum of squared errors, SGD."""
     _check_steps(steps)
     xs, ys = datasets.tiny()
     model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
-    run = TrainingRun("tiny", f"MLP(3, [4, 4, 1]) tanh, squared error, SGD lr {lr}, seed {seed}", model)
+    run = TrainingRun("tiny", model, X=xs, y=ys)
     for k in range(steps):
         ypred = [model(x) for x in xs]
         loss = losses.mse(ypred, ys, reduction="sum")  # the lecture's sum((yout - ygt)**2)
@@ -76,13 +77,15 @@ def train_tiny(steps: int = 20, seed: int = 42, lr: float = 0.1, on_step: StepCa
     return run
 
 
-def train_xor(steps: int = 300, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None) -> TrainingRun:
+def train_xor(
+    steps: int = 300, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None
+) -> TrainingRun:
     """The textbook's XOR: MLP(2, [4, 1]) all tanh from random.Random(seed), squared error, SGD."""
     _check_steps(steps)
     X, Y = datasets.xor()
     model = MLP(2, [4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
-    run = TrainingRun("xor", f"MLP(2, [4, 1]) tanh, squared error, SGD lr {lr}, seed {seed}", model, X=X, y=Y)
+    run = TrainingRun("xor", model, X=X, y=Y)
     for k in range(steps):
         ypred = [model(x) for x in X]
         loss = losses.mse(ypred, Y, reduction="sum")
@@ -105,14 +108,7 @@ def train_moons(steps: int = 100, seed: int = 1337, on_step: StepCallback = None
     model = MLP(2, [16, 16, 1], rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=1.0)
     schedule = LinearDecay(opt, decay=0.9, steps=steps)  # lr = 1.0 - 0.9*k/steps
-    run = TrainingRun(
-        "moons",
-        f"MLP(2, [16, 16, 1]) ReLU ({len(model.parameters())} parameters), hinge loss + 1e-4 L2, "
-        f"SGD lr 1.0 - 0.9*k/{steps}, seed {seed}",
-        model,
-        X=X,
-        y=y,
-    )
+    run = TrainingRun("moons", model, X=X, y=y)
     labels = [float(v) for v in y]
     for k in range(steps):
         inputs = [list(map(Value, xrow)) for xrow in X]
@@ -219,7 +215,8 @@ def _describe(name: str, steps: int, seed: int) -> str:
     return {
         "tiny": f"the lecture's MLP(3, [4, 4, 1]) tanh on 4 samples, squared error, lr 0.1, "
                 f"{steps} steps, seed {seed}",
-        "xor": f"the textbook's MLP(2, [4, 1]) tanh on XOR, squared error, lr 0.1, {steps} steps, seed {seed}",
+        "xor": f"the textbook's MLP(2, [4, 1]) tanh on XOR, squared error, lr 0.1, "
+               f"{steps} steps, seed {seed}",
         "moons": f"micrograd's demo: MLP(2, [16, 16, 1]) ReLU, hinge + 1e-4 L2, "
                  f"lr 1.0 - 0.9*k/{steps}, {steps} steps, seed {seed}",
     }[name]

@@ -29,7 +29,9 @@ class GradcheckError(AssertionError):
         self.mismatches = mismatches
 
 
-def numerical_grad(f: Callable[..., Value], args: Sequence[Value], i: int, h: float = 1e-5) -> float:
+def numerical_grad(
+    f: Callable[..., Value], args: Sequence[Value], i: int, h: float = 1e-5
+) -> float:
     """df/d(args[i]) ~= (f(.., x_i + h, ..) - f(.., x_i - h, ..)) / 2h, on fresh copies of args."""
     _check_args(args)
     if not 0 <= i < len(args):
@@ -50,7 +52,7 @@ def gradcheck(
     h: float = 1e-5,
     rtol: float = 0.0,
 ) -> bool:
-    """Return True if every analytic d f/d args[i] is within tol (+ rtol*|numeric|) of the numeric one.
+    """True if each analytic df/d(args[i]) is within tol (+ rtol*|numeric|) of the numeric one.
 
     Otherwise raise GradcheckError (an AssertionError) naming every argument that disagrees,
     with its analytic value, numeric value and error. Sets the args' .grad as a side effect.

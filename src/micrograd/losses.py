@@ -93,7 +93,7 @@ def hinge_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
 
 
 def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Value | list[Value]:
-    """Binary logistic loss: (1/n) sum log(1 + e^(-y_i s_i)) = softplus(-y s), labels +1/-1 (or 0/1).
+    """Binary logistic loss: (1/n) sum log(1 + e^(-y_i s_i)) = softplus(-y s), labels +1/-1 or 0/1.
 
     Equals binary cross-entropy of sigmoid(s), but is finite for any score (s = +-1000 too).
     """
@@ -132,10 +132,13 @@ def cross_entropy(logits: Sequence[Any], target: Any, reduction: str = "mean") -
 
 def _cross_entropy_one(logits: Sequence[Scalar], target: Any) -> Value:
     if isinstance(logits, (str, bytes)) or not isinstance(logits, Sequence):
-        raise TypeError(f"cross_entropy: logits must be a list of Values, got {type(logits).__name__}")
+        raise TypeError(
+            f"cross_entropy: logits must be a list of Values, got {type(logits).__name__}"
+        )
     if not isinstance(target, numbers.Integral) or isinstance(target, bool):
         raise TypeError(
-            f"cross_entropy: target must be an int class index, got {type(target).__name__}: {target!r}"
+            f"cross_entropy: target must be an int class index, "
+            f"got {type(target).__name__}: {target!r}"
         )
     target = int(target)  # numpy integers too
     if not 0 <= target < len(logits):

@@ -19,7 +19,9 @@ def _matplotlib_figure(width: float, height: float) -> Any:
     try:
         from matplotlib.figure import Figure
     except ImportError as error:
-        raise ImportError(f"plots need matplotlib ({error.name} is missing): {INSTALL_HINT}") from error
+        raise ImportError(
+            f"plots need matplotlib ({error.name} is missing): {INSTALL_HINT}"
+        ) from error
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
