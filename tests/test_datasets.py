@@ -6,10 +6,9 @@ import sys
 
 import numpy as np
 import pytest
+import sklearn.datasets as sklearn_datasets  # in the demo extra; a test dependency
 
 from micrograd import datasets
-
-sklearn_datasets = pytest.importorskip("sklearn.datasets")
 
 
 def test_tiny_is_the_lectures_dataset():

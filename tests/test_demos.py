@@ -90,7 +90,8 @@ def test_moons_demo_reproduces_the_notebooks_published_numbers_through_the_cli(
 
 def torch_twin_losses(model: MLP, X, Y, steps: int, lr: float) -> list[float]:
     """The same network and plain SGD in PyTorch float64, from the model's initial weights."""
-    torch = pytest.importorskip("torch")
+    import torch
+
     layers = [
         (
             torch.tensor([[w.data for w in n.w] for n in layer.neurons], dtype=torch.float64,
@@ -147,7 +148,6 @@ def test_step_callback_sees_every_step():
 
 
 def test_cli_moons_prints_readable_lines_and_writes_two_pngs(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "plots"
     assert main(["demo", "moons", "--out", str(out), "--steps", "3"]) == 0
     stdout = capsys.readouterr().out
@@ -276,8 +276,8 @@ def _env_with_src() -> dict:
 
 
 def test_plot_helpers_write_pngs_and_reject_bad_shapes(tmp_path):
-    np = pytest.importorskip("numpy")
-    pytest.importorskip("matplotlib")
+    import numpy as np
+
     from micrograd.viz import plots
 
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
+
 F = torch.nn.functional
 
 from micrograd.engine import Value

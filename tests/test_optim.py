@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
 
 from micrograd.engine import Value
 from micrograd.optim import (
