@@ -191,15 +191,16 @@ def run_demo(
 
     every = max(1, steps // 10)
     width = len(str(steps - 1))
+    print(f"{name}: {_describe(name, steps, seed)}", flush=True)
+    # The bar goes to stderr and only to a terminal (disable=None); the lines go to stdout.
     bar = tqdm(total=steps, desc=name, unit="step", file=sys.stderr, disable=None, leave=False)
 
     def on_step(k: int, loss: float, accuracy: float) -> None:
-        bar.update(1)
         bar.set_postfix(loss=f"{loss:.4f}", acc=f"{accuracy * 100:.0f}%", refresh=False)
+        bar.update(1)
         if k % every == 0 or k == steps - 1:
             tqdm.write(format_step(k, loss, accuracy, width), file=sys.stdout)
 
-    print(f"{name}: {_describe(name, steps, seed)}", flush=True)
     try:
         run = train(steps=steps, seed=seed, on_step=on_step)
     finally:
