@@ -93,7 +93,7 @@ def _as_float(data: object) -> float:
         try:
             return float(data)
         except OverflowError:  # an int too large for a float
-            return math.copysign(inf, data)
+            return inf if data > 0 else -inf  # (copysign would convert the int: overflow)
     raise TypeError(
         f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r:.60}"
     )
