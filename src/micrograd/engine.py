@@ -385,7 +385,7 @@ def define_op(
 
         def _backward(out):
             partials = derivative(*xs)
-            if len(inputs) == 1 and not isinstance(partials, (tuple, list)):
+            if not isinstance(partials, (tuple, list)):  # one number: one partial
                 partials = (partials,)
             if len(partials) != len(inputs):
                 raise ValueError(
