@@ -1,0 +1,169 @@
+"""Drop-in compatibility with micrograd 0.1.0 (from PyPI), and the places where we fix it.
+
+Both packages are imported as `micrograd`, so each comparison runs the same snippet in two
+subprocesses: one with 0.1.0 on the path (fixture `mg010`), one with ours (`ours`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def _both(mg010, ours, code: str):
+    return json.loads(mg010.run(code)), json.loads(ours.run(code))
+
+
+REPRS = """
+import json
+from micrograd.nn import MLP, Layer, Neuron
+print(json.dumps([repr(m) for m in (
+    MLP(2, [16, 16, 1]), MLP(3, [4, 4, 1]), Layer(3, 2), Layer(2, 1, nonlin=False),
+    Neuron(3), Neuron(3, nonlin=False))]))
+"""
+
+
+def test_module_reprs_identical_to_micrograd_010(mg010, ours):
+    theirs, mine = _both(mg010, ours, REPRS)
+    assert mine == theirs
+    assert theirs[1] == ("MLP of [Layer of [ReLUNeuron(3), ReLUNeuron(3), ReLUNeuron(3), "
+                         "ReLUNeuron(3)], Layer of [ReLUNeuron(4), ReLUNeuron(4), ReLUNeuron(4), "
+                         "ReLUNeuron(4)], Layer of [LinearNeuron(4)]]")
+
+
+SEEDED_WEIGHTS = """
+import json, random
+from micrograd.nn import MLP
+out = {}
+for seed in (0, 42, 1337):
+    random.seed(seed)
+    model = MLP(2, [16, 16, 1])
+    out[seed] = [repr(float(p.data)) for p in model.parameters()] + [repr(random.random())]
+print(json.dumps(out))
+"""
+
+
+def test_seeded_initial_weights_equal_micrograd_010_exactly(mg010, ours):
+    # Also the next number from `random` after construction: the same draws were consumed.
+    theirs, mine = _both(mg010, ours, SEEDED_WEIGHTS)
+    assert mine == theirs
+
+
+FORWARD = """
+import json, random
+from micrograd.nn import MLP
+from micrograd.engine import Value
+random.seed(1337)
+model = MLP(2, [16, 16, 1])
+results = []
+for x in ([0.5, -1.25], [2.0, 0.75], [-1.5, -0.3]):
+    for p in model.parameters():
+        p.grad = 0
+    score = model([Value(x[0]), Value(x[1])])
+    loss = (1 + -score).relu() + score * score
+    loss.backward()
+    results.append([score.data] + [float(p.grad) for p in model.parameters()])
+print(json.dumps(results))
+"""
+
+
+def test_forward_and_gradients_of_seeded_mlp_equal_micrograd_010(mg010, ours):
+    theirs, mine = _both(mg010, ours, FORWARD)
+    for their_row, my_row in zip(theirs, mine):
+        assert my_row[0] == pytest.approx(their_row[0], rel=1e-12, abs=1e-12)
+        assert my_row[1:] == pytest.approx(their_row[1:], rel=1e-12, abs=1e-12)
+    assert any(abs(row[0]) > 1e-3 for row in theirs)  # not a dead network
+
+
+README = """
+import json
+from micrograd.engine import Value
+a = Value(-4.0)
+b = Value(2.0)
+c = a + b
+d = a * b + b**3
+c += c + 1
+c += 1 + c + (-a)
+d += d * 2 + (b + a).relu()
+d += 3 * d + (b - a).relu()
+e = c - d
+f = e**2
+g = f / 2.0
+g += 10.0 / f
+g.backward()
+print(json.dumps([g.data, a.grad, b.grad, repr(b), repr(a)]))
+"""
+
+
+def test_readme_expression_and_value_repr_equal_micrograd_010(mg010, ours):
+    theirs, mine = _both(mg010, ours, README)
+    assert mine[:3] == pytest.approx(theirs[:3], rel=1e-12)
+    # repr after backward (both grads floats; before it 0.1.0 shows the int grad=0, we
+    # show the lecture's grad=0.0)
+    assert mine[3:] == theirs[3:]
+    assert theirs[3].startswith("Value(data=2.0, grad=645.577")
+
+
+REPEATED_BACKWARD = """
+from micrograd.engine import Value
+x = Value(3.0)
+z = (x * x) * 2
+z.backward()
+first = x.grad
+z.backward()
+print(first, x.grad)
+"""
+
+
+def test_repeated_backward_accumulates_where_micrograd_010_was_stale(mg010, ours):
+    theirs = mg010.run(REPEATED_BACKWARD).split()
+    mine = ours.run(REPEATED_BACKWARD).split()
+    assert [float(v) for v in theirs] == [12.0, 36.0]  # 0.1.0: intermediate grads kept
+    assert [float(v) for v in mine] == [12.0, 24.0]  # twice the single-pass gradient
+
+
+ONE_NEURON_HIDDEN = """
+import random
+from micrograd.nn import MLP
+random.seed(0)
+print(MLP(2, [16, 1, 1])([1.0, -2.0]).data)
+"""
+
+
+def test_one_neuron_hidden_layer_works_where_micrograd_010_crashes(mg010, ours):
+    crashed = mg010.run_unchecked(ONE_NEURON_HIDDEN)
+    assert crashed.returncode != 0 and "TypeError" in crashed.stderr
+    float(ours.run(ONE_NEURON_HIDDEN))
+
+
+WRONG_LENGTH = """
+from micrograd.nn import MLP
+try:
+    out = MLP(3, [4, 1])([1.0, 2.0])
+    print("no error", out.data)
+except ValueError as error:
+    print("ValueError:", error)
+"""
+
+
+def test_wrong_input_length_raises_where_micrograd_010_truncates(mg010, ours):
+    assert mg010.run(WRONG_LENGTH).startswith("no error")
+    assert ours.run(WRONG_LENGTH).strip() == "ValueError: MLP expects 3 inputs, got 2"
+
+
+DEEP_CHAIN = """
+from micrograd.engine import Value
+x = Value(1.0)
+v = x
+for _ in range(5000):
+    v = v + 1
+v.backward()
+print(x.grad)
+"""
+
+
+def test_deep_chain_works_where_micrograd_010_hits_recursion_limit(mg010, ours):
+    failed = mg010.run_unchecked(DEEP_CHAIN)
+    assert failed.returncode != 0 and "RecursionError" in failed.stderr
+    assert float(ours.run(DEEP_CHAIN)) == 1.0
