@@ -1,0 +1,160 @@
+"""Property tests: random expression graphs (with reused nodes and diamonds) vs PyTorch.
+
+A random program is a few leaves and a list of steps (op, input index, input index); each
+step may read ANY earlier node, so nodes get reused and paths split and rejoin (diamonds).
+The output sums every node, so every path reaches it. The same program runs on Values and
+on float64 tensors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import micrograd
+from micrograd import autograd
+from micrograd.engine import Value
+
+torch = pytest.importorskip("torch")
+
+# Ops chosen so that values stay finite and well-conditioned on any input in range;
+# each works on a Value and on a tensor alike.
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b * b + 1),
+    "pow": lambda a, b: a.sigmoid() ** b.tanh(),
+    "rsub": lambda a, b: 1.5 - a * b.sigmoid(),
+}
+UNARY = {
+    "tanh": lambda a: a.tanh(),
+    "sigmoid": lambda a: a.sigmoid(),
+    "sin": lambda a: a.sin(),
+    "cos": lambda a: a.cos(),
+    "exp": lambda a: a.tanh().exp(),
+    "log": lambda a: (a * a + 1).log(),
+    "sqrt": lambda a: (a * a + 0.5).sqrt(),
+    "square": lambda a: a ** 2,
+    "relu": lambda a: a.relu(),
+    "abs": lambda a: abs(a),
+    "neg": lambda a: -a,
+    "rdiv": lambda a: 1 / (a * a + 2),
+    "rpow": lambda a: 2 ** a.tanh(),
+}
+SMOOTH_UNARY = [name for name in UNARY if name not in ("relu", "abs")]
+
+leaf_values = st.floats(min_value=-3, max_value=3, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def programs(draw, smooth_only=False):
+    """(leaf values, [(op, i, j), ...]) with i, j indexing any earlier node."""
+    leaves = draw(st.lists(leaf_values, min_size=1, max_size=4))
+    unary_names = SMOOTH_UNARY if smooth_only else sorted(UNARY)
+    steps = []
+    for _ in range(draw(st.integers(min_value=1, max_value=12))):
+        n = len(leaves) + len(steps)
+        op = draw(st.sampled_from(sorted(BINARY) + unary_names))
+        steps.append((op, draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))))
+    return leaves, steps
+
+
+def run_program(leaves, steps, make):
+    """Evaluate a program with leaves made by `make`; return (leaf nodes, output)."""
+    inputs = [make(x) for x in leaves]
+    nodes = list(inputs)
+    for op, i, j in steps:
+        if op in BINARY:
+            nodes.append(BINARY[op](nodes[i], nodes[j]))
+        else:
+            nodes.append(UNARY[op](nodes[i]))
+    out = nodes[0]
+    for node in nodes[1:]:
+        out = out + node
+    return inputs, out
+
+
+def ours(leaves, steps):
+    inputs, out = run_program(leaves, steps, Value)
+    out.backward()
+    return out.data, [v.grad for v in inputs]
+
+
+def theirs(leaves, steps):
+    make = lambda x: torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    inputs, out = run_program(leaves, steps, make)
+    out.backward()
+    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in inputs]
+
+
+FEW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FEW
+@given(programs())
+def test_random_graphs_match_torch_values_and_gradients(program):
+    leaves, steps = program
+    out, grads = ours(*program)
+    t_out, t_grads = theirs(*program)
+    assume(math.isfinite(t_out) and all(math.isfinite(g) for g in t_grads))
+    assert out == pytest.approx(t_out, rel=1e-10, abs=1e-10)
+    assert grads == pytest.approx(t_grads, rel=1e-8, abs=1e-8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(smooth_only=True))
+def test_random_smooth_graphs_match_central_differences(program):
+    leaves, steps = program
+    _, grads = ours(leaves, steps)
+    h = 1e-6
+    for i in range(len(leaves)):
+        up = [x + h if k == i else x for k, x in enumerate(leaves)]
+        down = [x - h if k == i else x for k, x in enumerate(leaves)]
+        numeric = (run_program(up, steps, Value)[1].data -
+                   run_program(down, steps, Value)[1].data) / (2 * h)
+        assert grads[i] == pytest.approx(numeric, rel=1e-5, abs=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_topological_order_lists_every_node_once_after_its_inputs(program):
+    _, out = run_program(*program, Value)
+    order = autograd.topological_order(out)
+    position = {id(node): k for k, node in enumerate(order)}
+    assert len(position) == len(order)  # no node twice
+    assert order[-1] is out
+    for node in order:
+        for child in node._prev:
+            assert position[id(child)] < position[id(node)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_second_backward_doubles_leaf_gradients(program):
+    inputs, out = run_program(*program, Value)
+    out.backward()
+    once = [v.grad for v in inputs]
+    out.backward()
+    assert [v.grad for v in inputs] == pytest.approx([2 * g for g in once], rel=1e-12, abs=1e-300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_no_grad_computes_the_same_values_without_a_graph(program):
+    _, recorded = run_program(*program, Value)
+    with micrograd.no_grad():
+        _, bare = run_program(*program, Value)
+    assert bare._prev == ()
+    assert bare.data == recorded.data or (math.isnan(bare.data) and math.isnan(recorded.data))
+
+
+@settings(max_examples=100, deadline=None)
+@given(leaf_values, leaf_values, leaf_values)
+def test_affine_gradients_are_exact(a, x, b):
+    xv = Value(x)
+    (a * xv + b).backward()
+    assert xv.grad == a
