@@ -7,6 +7,7 @@ comparison runs a snippet under it in a subprocess.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import shutil
@@ -28,6 +29,24 @@ def require(available: bool, what: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{what} is required when CI=true but is not available")
     pytest.skip(f"{what} is not available (under CI=true this test fails instead)")
+
+
+def require_module(name: str):
+    """Import a test-only package (torch, numpy, ...): skip if missing, fail under CI=true."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is required when CI=true: {error}", pytrace=False)
+        pytest.skip(f"{name} is not installed (pip install -e '.[test]')",
+                    allow_module_level=True)
+
+
+def require_tool(executable: str) -> str:
+    """Path of a command-line tool (dot, chromium): skip if missing, fail under CI=true."""
+    path = shutil.which(executable)
+    require(path is not None, f"the {executable!r} program")
+    return path
 
 
 def run_python(code: str, pythonpath: pathlib.Path, env: dict | None = None,

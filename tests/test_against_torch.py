@@ -12,8 +12,9 @@ import math
 import pytest
 
 from micrograd.engine import Value
+from conftest import require_module
 
-torch = pytest.importorskip("torch")  # test-only dependency (the `test` extra)
+torch = require_module("torch")  # test-only dependency (the `test` extra)
 
 # name -> expression; each works on Values and on tensors alike
 UNARY_OPS = {

@@ -1,8 +1,18 @@
-"""The scalar engine against numbers published by micrograd and the lecture."""
+"""The scalar engine: published numbers, IEEE numerics as PyTorch, anomaly mode, deep and
+freed graphs, determinism, no_grad, define_op and bad input."""
+
+import gc
+import json
+import math
+import random
+import weakref
 
 import pytest
 
-from micrograd.engine import Value
+import micrograd
+from micrograd import autograd
+from micrograd.engine import Value, define_op, weighted_sum
+from conftest import SRC, require_module, run_python
 
 
 def test_micrograd_readme_expression_matches_published_numbers():
@@ -39,21 +49,9 @@ def test_textbook_sanity_case():
 # Numerics: IEEE inf/nan as PyTorch float64, never a Python arithmetic exception
 # ---------------------------------------------------------------------------------------
 
-import gc
-import json
-import math
-import random
-import weakref
-
-import micrograd
-from micrograd import autograd
-from micrograd.engine import define_op, weighted_sum
-from conftest import SRC, run_python
-
-
 def _torch_twin(fn, *xs):
     """fn at xs in PyTorch float64: (value, [grads])."""
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
     out = fn(*ts)
     out.backward()
@@ -316,7 +314,7 @@ def test_backward_twice_accumulates_twice_the_gradient():
 
 
 def test_backward_twice_matches_torch_retain_graph():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     t = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
     tz = (t.tanh() * t + t.exp()) / t
     tz.backward(retain_graph=True)
@@ -503,7 +501,7 @@ def test_unsupported_operand_returns_not_implemented():
 
 
 def test_weighted_sum_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     ws, xs, b0 = [0.3, -1.2, 2.0], [1.5, 0.25, -0.75], 0.1
     w, x, b = [Value(v) for v in ws], [Value(v) for v in xs], Value(b0)
     out = weighted_sum(w, x, b)
@@ -515,3 +513,42 @@ def test_weighted_sum_matches_torch():
     assert [v.grad for v in w] == pytest.approx(tw.grad.tolist(), rel=1e-13)
     assert [v.grad for v in x] == pytest.approx(tx.grad.tolist(), rel=1e-13)
     assert b.grad == pytest.approx(tb.grad.item(), rel=1e-13)
+
+
+# ---------------------------------------------------------------------------------------
+# Lecture-style extensions and in-place forms
+# ---------------------------------------------------------------------------------------
+
+def test_in_place_add_rebinds_to_a_new_node_as_in_the_lecture():
+    a = Value(1.0)
+    original = a
+    a += 2
+    assert a is not original and original.data == 1.0 and a.data == 3.0
+    assert a._prev[0] is original and a._op == "+"
+    a *= a
+    a.backward()
+    assert original.grad == 6.0  # d((x+2)^2)/dx at x=1
+
+
+def test_lecture_style_op_assigning_backward_closure_works():
+    def cube(self):  # written the lecture's way, outside engine.py
+        out = Value(self.data ** 3, (self,), "cube")
+
+        def _backward():
+            self.grad += 3 * self.data ** 2 * out.grad
+
+        out._backward = _backward
+        return out
+
+    x = Value(2.0)
+    y = cube(x) * 2 + x
+    y.backward()
+    assert y.data == 18.0 and x.grad == 25.0  # 6x^2 + 1
+    y.backward()
+    assert x.grad == 50.0  # accumulates like the built-in ops
+
+
+def test_leaf_backward_is_a_no_op_callable():
+    leaf = Value(1.0)
+    leaf._backward()
+    assert leaf.grad == 0.0

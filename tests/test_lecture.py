@@ -12,7 +12,7 @@ import struct
 import pytest
 
 from micrograd.engine import Value
-from conftest import SRC, run_python
+from conftest import SRC, run_python, require_module
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ print(x2.grad.item(), w2.grad.item(), x1.grad.item(), w1.grad.item())
 
 
 def test_lecture_pytorch_comparison_gives_the_same_numbers():
-    pytest.importorskip("torch")
+    require_module("torch")
     lines = run_python(LECTURE_TORCH, SRC).split("\n")
     t_o = float(lines[0])
     t_x2, t_w2, t_x1, t_w1 = map(float, lines[1].split())
@@ -241,7 +241,7 @@ def test_lecture_mlp_code_runs_unchanged_and_its_loss_falls(seed):
 # ---------------------------------------------------------------------------------------
 
 def test_micrograd_sanity_check_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     x = Value(-4.0)
     z = 2 * x + 2 + x
     q = z.relu() + z * x
@@ -273,7 +273,7 @@ def _readme_expression(a, b, relu):
 
 
 def test_micrograd_more_ops_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     a, b = Value(-4.0), Value(2.0)
     g = _readme_expression(a, b, lambda v: v.relu())
     g.backward()
@@ -372,7 +372,7 @@ def _torch_textbook_xor():
     """The textbook's XOR training replayed in PyTorch float64: same init, same steps."""
     import random
 
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     rng = random.Random(42)
     sizes = [2, 4, 1]
     layers = []
@@ -433,7 +433,7 @@ def test_japanese_notes_numerical_check_number():
 
 
 def test_japanese_notes_pytorch_snippet_agrees():
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     a = torch.tensor(2.0, requires_grad=True)
     b = torch.tensor(-3.0, requires_grad=True)
     c = torch.tensor(10.0, requires_grad=True)

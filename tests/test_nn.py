@@ -7,6 +7,7 @@ import random
 import pytest
 
 from micrograd.engine import Value
+from conftest import require_module
 from micrograd.nn import MLP, Layer, Module, Neuron
 
 TORCH_ACTIVATIONS = {
@@ -22,7 +23,7 @@ def torch_twin_of(model: MLP, x: list[float]):
 
     Returns (outputs, [d sum(outputs) / d p for p in model.parameters()]).
     """
-    torch = pytest.importorskip("torch")
+    torch = require_module("torch")
     h = torch.tensor(x, dtype=torch.float64)
     params = []
     for layer in model.layers:

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value
+from conftest import require_module
 
-torch = pytest.importorskip("torch")
+torch = require_module("torch")
 
 # Ops chosen so that values stay finite and well-conditioned on any input in range;
 # each works on a Value and on a tensor alike.
