@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from conftest import require_module
+
 
 def _both(mg010, ours, code: str):
     return json.loads(mg010.run(code)), json.loads(ours.run(code))
@@ -167,3 +169,84 @@ def test_deep_chain_works_where_micrograd_010_hits_recursion_limit(mg010, ours):
     failed = mg010.run_unchecked(DEEP_CHAIN)
     assert failed.returncode != 0 and "RecursionError" in failed.stderr
     assert float(ours.run(DEEP_CHAIN)) == 1.0
+
+
+# The moons demo notebook's training code, verbatim but for fewer steps (0.1.0 takes ~3 s a
+# step). Only the import lines point at the package under test.
+MOONS_DEMO = '''
+import random
+import numpy as np
+from micrograd.engine import Value
+from micrograd.nn import Neuron, Layer, MLP
+np.random.seed(1337)
+random.seed(1337)
+from sklearn.datasets import make_moons, make_blobs
+X, y = make_moons(n_samples=100, noise=0.1)
+
+y = y*2 - 1 # make y be -1 or 1
+model = MLP(2, [16, 16, 1]) # 2-layer neural network
+print("number of parameters", len(model.parameters()))
+def loss(batch_size=None):
+
+    # inline DataLoader :)
+    if batch_size is None:
+        Xb, yb = X, y
+    else:
+        ri = np.random.permutation(X.shape[0])[:batch_size]
+        Xb, yb = X[ri], y[ri]
+    inputs = [list(map(Value, xrow)) for xrow in Xb]
+
+    # forward the model to get scores
+    scores = list(map(model, inputs))
+
+    # svm "max-margin" loss
+    losses = [(1 + -yi*scorei).relu() for yi, scorei in zip(yb, scores)]
+    data_loss = sum(losses) * (1.0 / len(losses))
+    # L2 regularization
+    alpha = 1e-4
+    reg_loss = alpha * sum((p*p for p in model.parameters()))
+    total_loss = data_loss + reg_loss
+
+    # also get accuracy
+    accuracy = [(yi > 0) == (scorei.data > 0) for yi, scorei in zip(yb, scores)]
+    return total_loss, sum(accuracy) / len(accuracy)
+
+for k in range(2):
+
+    # forward
+    total_loss, acc = loss()
+
+    # backward
+    model.zero_grad()
+    total_loss.backward()
+
+    # update (sgd)
+    learning_rate = 1.0 - 0.9*k/100
+    for p in model.parameters():
+        p.data -= learning_rate * p.grad
+
+    if k % 1 == 0:
+        print(f"step {k} loss {total_loss.data}, accuracy {acc*100}%")
+'''
+
+
+def _parse_steps(output: str):
+    rows = []
+    for line in output.strip().split("\n")[1:]:
+        _, k, _, loss, _, acc = line.replace(",", "").split()
+        rows.append((int(k), float(loss), acc))
+    return rows
+
+
+@pytest.mark.slow
+def test_moons_demo_code_runs_unchanged_and_matches_micrograd_010(mg010, ours):
+    require_module("numpy")
+    require_module("sklearn")
+    theirs, mine = mg010.run(MOONS_DEMO), ours.run(MOONS_DEMO)
+    assert mine.split("\n")[0] == theirs.split("\n")[0] == "number of parameters 337"
+    # step 0 is the notebook's published line, identical to the last digit in both
+    first = "step 0 loss 0.8958441028683222, accuracy 50.0%"
+    assert theirs.split("\n")[1] == mine.split("\n")[1] == first
+    for (k, loss, acc), (k0, loss0, acc0) in zip(_parse_steps(mine), _parse_steps(theirs)):
+        assert (k, acc) == (k0, acc0)
+        assert loss == pytest.approx(loss0, rel=1e-12)  # 0.1.0 sums gradients in set order
