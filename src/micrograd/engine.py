@@ -153,8 +153,8 @@ class Value:
             return self._pow_value(other)
         if not isinstance(other, numbers.Real):
             return NotImplemented
-        k = other
-        out = Value(_pow(self.data, k), (self,), f"**{k}")
+        k = _as_float(other)  # same numbers as float ** int; an int past float range is +-inf
+        out = Value(_pow(self.data, k), (self,), f"**{other}")
 
         def _backward(out):  # d(x**k)/dx = k * x**(k-1)  (0 when k == 0, as PyTorch)
             local = k * _pow(self.data, k - 1) if k != 0 else 0.0
@@ -300,7 +300,9 @@ class Value:
     def __truediv__(self, other: Value | Number) -> Value:  # self / other
         if not _is_operand(other):
             return NotImplemented
-        return self * _pow(other, -1) if not isinstance(other, Value) else self * other**-1
+        if isinstance(other, Value):
+            return self * other**-1
+        return self * _pow(_as_float(other), -1)  # a huge int is inf, as in Value(10**400)
 
     def __rtruediv__(self, other: Number) -> Value:  # other / self
         return other * self**-1
