@@ -94,8 +94,8 @@ def _install_mg010(target: pathlib.Path) -> str | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix="mg010-", dir=target.parent))
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check",
-         "--target", str(staging), "micrograd==0.1.0"],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+         "--disable-pip-version-check", "--target", str(staging), "micrograd==0.1.0"],
         capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)

@@ -165,6 +165,21 @@ def test_huge_python_int_becomes_inf_instead_of_overflow_error():
     assert Value(10 ** 400).data == math.inf and Value(-(10 ** 400)).data == -math.inf
 
 
+def test_huge_int_exponent_acts_as_infinite_exponent_without_overflow_error():
+    # an int beyond float range is +-inf, as in Value(10**400): 0.5**inf = 0, 2**inf = inf
+    for base, expected in ((0.5, 0.0), (2.0, math.inf), (1.0, 1.0), (-0.5, 0.0)):
+        x = Value(base)
+        y = x ** (10 ** 400)
+        assert y.data == expected == base ** math.inf
+        y.backward()  # k * x**(k-1) must not raise either
+        assert isinstance(x.grad, float)
+
+
+def test_division_by_huge_int_is_division_by_inf():
+    assert (Value(2.0) / 10 ** 400).data == 0.0 == (Value(2.0) / Value(10 ** 400)).data
+    assert (Value(-2.0) / -(10 ** 400)).data == 0.0
+
+
 # ---------------------------------------------------------------------------------------
 # detect_anomaly(): stop at the first nan/inf, naming the op and its inputs
 # ---------------------------------------------------------------------------------------
