@@ -105,6 +105,26 @@ def test_lecture_manual_backward_sequence_works():
     _assert_neuron_grads(*nodes)
 
 
+def test_lecture_hand_written_topological_sort_drives_our_nodes():
+    x1, x2, w1, w2, b, x1w1, x2w2, x1w1x2w2, n, o = nodes = _neuron()
+    topo = []
+    visited = set()
+
+    def build_topo(v):
+        if v not in visited:
+            visited.add(v)
+            for child in v._prev:
+                build_topo(child)
+            topo.append(v)
+
+    build_topo(o)
+    assert topo[-1] is o and len(topo) == 10
+    o.grad = 1.0
+    for node in reversed(topo):
+        node._backward()
+    _assert_neuron_grads(*nodes)
+
+
 def test_tanh_rebuilt_from_exp_gives_same_value_and_leaf_gradients():
     direct = _neuron()
     direct[-1].backward()
