@@ -7,12 +7,47 @@ import line pointing at this package.
 
 from __future__ import annotations
 
+import math
 import struct
 
 import pytest
 
 from micrograd.engine import Value
 from conftest import SRC, run_python, require_module
+
+
+# ---------------------------------------------------------------------------------------
+# The lecture, section 2: derivatives as slopes
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x0,slope", [(3.0, 14.0), (-3.0, -22.0), (2 / 3, 0.0)])
+def test_lecture_parabola_slopes(x0, slope):
+    x = Value(x0)
+    y = 3 * x**2 - 4 * x + 5
+    y.backward()
+    assert x.grad == pytest.approx(slope, abs=1e-12)  # f'(x) = 6x - 4
+
+
+def test_lecture_partial_derivatives_of_a_times_b_plus_c():
+    a, b, c = Value(2.0), Value(-3.0), Value(10.0)
+    d = a * b + c
+    d.backward()
+    assert (d.data, a.grad, b.grad, c.grad) == (4.0, -3.0, 2.0, 1.0)
+
+
+def test_lecture_exercise_function_gradient_matches_analytic_and_torch():
+    # f(a, b, c) = -a^3 + sin(3b) - 1/c + b^2.5 - a^0.5 at (2, 3, 4), the video's exercise
+    f = lambda a, b, c: -a**3 + (3 * b).sin() - 1 / c + b**2.5 - a**0.5
+    a, b, c = Value(2.0), Value(3.0), Value(4.0)
+    f(a, b, c).backward()
+    analytic = [-3 * 2.0**2 - 0.5 * 2.0**-0.5, 3 * math.cos(9.0) + 2.5 * 3.0**1.5, 4.0**-2]
+    assert [a.grad, b.grad, c.grad] == pytest.approx(analytic, rel=1e-14)
+    torch = require_module("torch")
+    ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (2.0, 3.0, 4.0)]
+    out = f(*ts)
+    out.backward()
+    assert f(Value(2.0), Value(3.0), Value(4.0)).data == pytest.approx(out.item(), rel=1e-14)
+    assert [a.grad, b.grad, c.grad] == pytest.approx([t.grad.item() for t in ts], rel=1e-13)
 
 
 # ---------------------------------------------------------------------------------------
@@ -138,27 +173,19 @@ def test_tanh_rebuilt_from_exp_gives_same_value_and_leaf_gradients():
         assert rebuilt.grad == pytest.approx(leaf.grad, rel=1e-12, abs=1e-15)
 
 
-LECTURE_TORCH = """
-import torch
-
-x1 = torch.Tensor([2.0]).double();  x1.requires_grad = True
-x2 = torch.Tensor([0.0]).double();  x2.requires_grad = True
-w1 = torch.Tensor([-3.0]).double(); w1.requires_grad = True
-w2 = torch.Tensor([1.0]).double();  w2.requires_grad = True
-b = torch.Tensor([6.8813735870195432]).double(); b.requires_grad = True
-
-o = torch.tanh(x1*w1 + x2*w2 + b)
-o.backward()
-print(o.item())
-print(x2.grad.item(), w2.grad.item(), x1.grad.item(), w1.grad.item())
-"""
-
-
 def test_lecture_pytorch_comparison_gives_the_same_numbers():
-    require_module("torch")
-    lines = run_python(LECTURE_TORCH, SRC).split("\n")
-    t_o = float(lines[0])
-    t_x2, t_w2, t_x1, t_w1 = map(float, lines[1].split())
+    torch = require_module("torch")
+    # the lecture's PyTorch cell, line for line
+    x1 = torch.Tensor([2.0]).double();  x1.requires_grad = True
+    x2 = torch.Tensor([0.0]).double();  x2.requires_grad = True
+    w1 = torch.Tensor([-3.0]).double(); w1.requires_grad = True
+    w2 = torch.Tensor([1.0]).double();  w2.requires_grad = True
+    b = torch.Tensor([6.8813735870195432]).double(); b.requires_grad = True
+    o = torch.tanh(x1*w1 + x2*w2 + b)
+    o.backward()
+    t_o = o.item()
+    t_x2, t_w2, t_x1, t_w1 = x2.grad.item(), w2.grad.item(), x1.grad.item(), w1.grad.item()
+
     # torch.Tensor([...]) is float32 before .double(): b arrives rounded to float32 there,
     # which is why the lecture's PyTorch prints 0.70710669... instead of 0.70710678...
     b32 = struct.unpack("f", struct.pack("f", 6.8813735870195432))[0]
