@@ -8,6 +8,7 @@ comparison runs a snippet under it in a subprocess.
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import pathlib
 import shutil
@@ -119,3 +120,67 @@ def mg010() -> Interpreter:
 def ours() -> Interpreter:
     """This package (src/), run in a subprocess like mg010 so outputs are comparable."""
     return Interpreter(SRC)
+
+
+# ---------------------------------------------------------------------------------------
+# The twin helper: one expression, evaluated by micrograd and by PyTorch float64
+# ---------------------------------------------------------------------------------------
+
+def run_ours(fn, xs):
+    """Forward and backward of `fn` in micrograd at `xs`: (output, [d out / d x_i])."""
+    from micrograd.engine import Value
+
+    vs = [Value(x) for x in xs]
+    out = fn(*vs)
+    out.backward()
+    return out.data, [v.grad for v in vs]
+
+
+def run_torch(fn, xs):
+    """The same expression in PyTorch float64: (output, [d out / d x_i])."""
+    torch = require_module("torch")
+    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
+    out = fn(*ts)
+    out.backward()
+    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in ts]
+
+
+def same_float(ours: float, expected: float, rel: float = 1e-12) -> bool:
+    """Equal up to rounding: nan matches nan, inf matches inf of the same sign.
+
+    The absolute floor 1e-14 is for saturated derivatives such as 1 - tanh(x)**2 near
+    |x| = 8, where one ulp of difference in tanh(x) (ours: math.tanh, torch: its own
+    kernel) moves the tiny result by ~1e-9 relative; the absolute error stays ~1e-17.
+    """
+    if math.isnan(expected):
+        return math.isnan(ours)
+    if math.isinf(expected):
+        return ours == expected
+    return math.isclose(ours, expected, rel_tol=rel, abs_tol=1e-14)
+
+
+def assert_twin(fn, xs, rel: float = 1e-12):
+    """Our forward value and gradients of `fn` at `xs` equal PyTorch's; returns ours."""
+    out, grads = run_ours(fn, xs)
+    t_out, t_grads = run_torch(fn, xs)
+    assert same_float(out, t_out, rel), f"forward at {xs}: ours {out!r}, torch {t_out!r}"
+    for i, (g, tg) in enumerate(zip(grads, t_grads)):
+        assert same_float(g, tg, rel), f"d/dx{i} at {xs}: ours {g!r}, torch {tg!r}"
+    return out, grads
+
+
+def central_difference(fn, xs, i: int, h: float = 1e-6) -> float:
+    """(f(x + h e_i) - f(x - h e_i)) / 2h from forward passes only."""
+    from micrograd.engine import Value
+
+    up = [x + h if j == i else x for j, x in enumerate(xs)]
+    down = [x - h if j == i else x for j, x in enumerate(xs)]
+    return (fn(*map(Value, up)).data - fn(*map(Value, down)).data) / (2 * h)
+
+
+def assert_matches_central_difference(fn, xs):
+    """Our gradients of `fn` at `xs` equal central differences of our forward pass."""
+    _, grads = run_ours(fn, xs)
+    for i, g in enumerate(grads):
+        numeric = central_difference(fn, xs, i)
+        assert g == pytest.approx(numeric, rel=1e-6, abs=1e-6), f"d/dx{i} at {xs}"

@@ -12,7 +12,11 @@ import math
 import pytest
 
 from micrograd.engine import Value
-from conftest import require_module
+from conftest import (
+    assert_matches_central_difference,
+    assert_twin,
+    require_module,
+)
 
 torch = require_module("torch")  # test-only dependency (the `test` extra)
 
@@ -67,59 +71,6 @@ EDGE = (0.0, -0.0, -1.0, -8.0, 1.0, 1e-300, 20.0, -20.0, 1000.0, -1000.0, 1e308,
 EDGE_PAIRS = [(0.0, 0.0), (0.0, -1.0), (0.0, 2.0), (-8.0, 0.5), (-2.0, 3.0), (-2.0, 0.0),
               (1.0, 0.0), (5.0, 0.0), (1e308, 10.0), (-1e308, 3.0), (10.0, 1000.0),
               (0.5, -2000.0), (math.inf, -1.0), (math.nan, 1.0), (0.0, math.inf)]
-
-
-def run_ours(fn, xs):
-    """Forward and backward in micrograd: (output, [d out / d x_i])."""
-    vs = [Value(x) for x in xs]
-    out = fn(*vs)
-    out.backward()
-    return out.data, [v.grad for v in vs]
-
-
-def run_torch(fn, xs):
-    """The same expression in PyTorch float64: (output, [d out / d x_i])."""
-    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
-    out = fn(*ts)
-    out.backward()
-    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in ts]
-
-
-def central_difference(fn, xs, i, h=1e-6):
-    """(f(x + h e_i) - f(x - h e_i)) / 2h, using only forward passes."""
-    up = [x + h if j == i else x for j, x in enumerate(xs)]
-    down = [x - h if j == i else x for j, x in enumerate(xs)]
-    return (fn(*map(Value, up)).data - fn(*map(Value, down)).data) / (2 * h)
-
-
-def same_float(ours: float, expected: float, rel: float = 1e-12) -> bool:
-    """Equal up to rounding: nan matches nan, inf matches inf of the same sign.
-
-    The absolute floor 1e-14 is for saturated derivatives such as 1 - tanh(x)**2 near
-    |x| = 8, where one ulp of difference in tanh(x) (ours: math.tanh, torch: its own
-    kernel) moves the tiny result by ~1e-9 relative; the absolute error stays ~1e-17.
-    """
-    if math.isnan(expected):
-        return math.isnan(ours)
-    if math.isinf(expected):
-        return ours == expected
-    return math.isclose(ours, expected, rel_tol=rel, abs_tol=1e-14)
-
-
-def assert_twin(fn, xs, rel=1e-12):
-    """The twin helper: our forward and gradients equal PyTorch's for `fn` at `xs`."""
-    out, grads = run_ours(fn, xs)
-    t_out, t_grads = run_torch(fn, xs)
-    assert same_float(out, t_out, rel), f"forward at {xs}: ours {out!r}, torch {t_out!r}"
-    for i, (g, tg) in enumerate(zip(grads, t_grads)):
-        assert same_float(g, tg, rel), f"d/dx{i} at {xs}: ours {g!r}, torch {tg!r}"
-
-
-def assert_matches_central_difference(fn, xs):
-    _, grads = run_ours(fn, xs)
-    for i, g in enumerate(grads):
-        numeric = central_difference(fn, xs, i)
-        assert g == pytest.approx(numeric, rel=1e-6, abs=1e-6), f"d/dx{i} at {xs}"
 
 
 # Where PyTorch itself departs from IEEE pow/derivative conventions, with the reason; these

@@ -12,7 +12,7 @@ import pytest
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value, define_op, weighted_sum
-from conftest import SRC, require_module, run_python
+from conftest import SRC, assert_twin, require_module, run_python
 
 
 def test_micrograd_readme_expression_matches_published_numbers():
@@ -49,90 +49,61 @@ def test_textbook_sanity_case():
 # Numerics: IEEE inf/nan as PyTorch float64, never a Python arithmetic exception
 # ---------------------------------------------------------------------------------------
 
-def _torch_twin(fn, *xs):
-    """fn at xs in PyTorch float64: (value, [grads])."""
-    torch = require_module("torch")
-    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
-    out = fn(*ts)
-    out.backward()
-    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in ts]
-
-
-def _ours(fn, *xs):
-    vs = [Value(x) for x in xs]
-    out = fn(*vs)
-    out.backward()
-    return out.data, [v.grad for v in vs]
-
-
-def _same(a, b):
-    if math.isnan(b):
-        return math.isnan(a)
-    return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300)
-
-
-def _assert_like_torch(fn, *xs):
-    (out, grads), (t_out, t_grads) = _ours(fn, *xs), _torch_twin(fn, *xs)
-    assert _same(out, t_out), (out, t_out)
-    assert all(_same(g, t) for g, t in zip(grads, t_grads)), (grads, t_grads)
-    return out, grads
-
-
 @pytest.mark.parametrize("x", [1000.0, -1000.0])
 def test_tanh_saturates_at_plus_minus_1000_like_torch(x):
-    out, (grad,) = _assert_like_torch(lambda a: a.tanh(), x)
+    out, (grad,) = assert_twin(lambda a: a.tanh(), [x])
     assert out == math.copysign(1.0, x) and grad == 0.0
 
 
 @pytest.mark.parametrize("x", [1000.0, -1000.0])
 def test_sigmoid_saturates_at_plus_minus_1000_like_torch(x):
-    out, (grad,) = _assert_like_torch(lambda a: a.sigmoid(), x)
+    out, (grad,) = assert_twin(lambda a: a.sigmoid(), [x])
     assert out == (1.0 if x > 0 else 0.0) and grad == 0.0
 
 
 def test_exp_overflow_gives_inf_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a.exp(), 1000.0)
+    out, (grad,) = assert_twin(lambda a: a.exp(), [1000.0])
     assert out == math.inf and grad == math.inf
 
 
 def test_log_of_zero_is_minus_inf_and_its_gradient_inf_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a.log(), 0.0)
+    out, (grad,) = assert_twin(lambda a: a.log(), [0.0])
     assert out == -math.inf and grad == math.inf
 
 
 def test_log_of_negative_is_nan_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a.log(), -1.0)
+    out, (grad,) = assert_twin(lambda a: a.log(), [-1.0])
     assert math.isnan(out) and grad == -1.0  # torch: d log x = 1/x, even outside the domain
 
 
 def test_sqrt_of_negative_is_nan_like_torch():
-    out, _ = _assert_like_torch(lambda a: a.sqrt(), -1.0)
+    out, _ = assert_twin(lambda a: a.sqrt(), [-1.0])
     assert math.isnan(out)
 
 
 def test_sqrt_gradient_at_zero_is_inf_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a.sqrt(), 0.0)
+    out, (grad,) = assert_twin(lambda a: a.sqrt(), [0.0])
     assert out == 0.0 and grad == math.inf
 
 
 def test_zero_to_the_minus_one_is_inf_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a ** -1, 0.0)
+    out, (grad,) = assert_twin(lambda a: a ** -1, [0.0])
     assert out == math.inf and grad == -math.inf
 
 
 def test_negative_base_to_fractional_power_is_nan_like_torch():
-    out, (grad,) = _assert_like_torch(lambda a: a ** 0.5, -8.0)
+    out, (grad,) = assert_twin(lambda a: a ** 0.5, [-8.0])
     assert math.isnan(out) and math.isnan(grad)
 
 
 @pytest.mark.parametrize("k", [0, 1, 2, 0.5, -1, 3.5])
 def test_pow_gradient_at_zero_like_torch(k):
-    _assert_like_torch(lambda a: a ** k, 0.0)
+    assert_twin(lambda a: a ** k, [0.0])
 
 
 @pytest.mark.parametrize("y", [0.0, 1.0, 2.0, -1.0, 0.5])
 def test_value_pow_gradients_at_zero_base_like_torch(y):
-    _assert_like_torch(lambda a, b: a ** b, 0.0, y)
+    assert_twin(lambda a, b: a ** b, [0.0, y])
 
 
 EXTREMES = [0.0, -0.0, -1.0, 1e-320, 1e308, -1e308, 1000.0, -1000.0, math.inf, -math.inf,

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value
-from conftest import require_module
+from conftest import central_difference, require_module, run_ours, run_torch
 
-torch = require_module("torch")
+require_module("torch")
 
 # Ops chosen so that values stay finite and well-conditioned on any input in range;
 # each works on a Value and on a tensor alike.
@@ -64,32 +64,28 @@ def programs(draw, smooth_only=False):
     return leaves, steps
 
 
-def run_program(leaves, steps, make):
-    """Evaluate a program with leaves made by `make`; return (leaf nodes, output)."""
-    inputs = [make(x) for x in leaves]
-    nodes = list(inputs)
-    for op, i, j in steps:
-        if op in BINARY:
-            nodes.append(BINARY[op](nodes[i], nodes[j]))
-        else:
-            nodes.append(UNARY[op](nodes[i]))
-    out = nodes[0]
-    for node in nodes[1:]:
-        out = out + node
-    return inputs, out
+def as_function(steps):
+    """The program as a function of its leaf nodes (Values or tensors) to its output."""
+
+    def program(*inputs):
+        nodes = list(inputs)
+        for op, i, j in steps:
+            if op in BINARY:
+                nodes.append(BINARY[op](nodes[i], nodes[j]))
+            else:
+                nodes.append(UNARY[op](nodes[i]))
+        out = nodes[0]
+        for node in nodes[1:]:
+            out = out + node
+        return out
+
+    return program
 
 
-def ours(leaves, steps):
-    inputs, out = run_program(leaves, steps, Value)
-    out.backward()
-    return out.data, [v.grad for v in inputs]
-
-
-def theirs(leaves, steps):
-    make = lambda x: torch.tensor(x, dtype=torch.float64, requires_grad=True)
-    inputs, out = run_program(leaves, steps, make)
-    out.backward()
-    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in inputs]
+def run_program(leaves, steps):
+    """Build the program's graph on fresh Value leaves: (leaf nodes, output)."""
+    inputs = [Value(x) for x in leaves]
+    return inputs, as_function(steps)(*inputs)
 
 
 FEW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -99,8 +95,8 @@ FEW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthChe
 @given(programs())
 def test_random_graphs_match_torch_values_and_gradients(program):
     leaves, steps = program
-    out, grads = ours(*program)
-    t_out, t_grads = theirs(*program)
+    out, grads = run_ours(as_function(steps), leaves)
+    t_out, t_grads = run_torch(as_function(steps), leaves)
     assume(math.isfinite(t_out) and all(math.isfinite(g) for g in t_grads))
     assert out == pytest.approx(t_out, rel=1e-10, abs=1e-10)
     assert grads == pytest.approx(t_grads, rel=1e-8, abs=1e-8)
@@ -110,20 +106,16 @@ def test_random_graphs_match_torch_values_and_gradients(program):
 @given(programs(smooth_only=True))
 def test_random_smooth_graphs_match_central_differences(program):
     leaves, steps = program
-    _, grads = ours(leaves, steps)
-    h = 1e-6
-    for i in range(len(leaves)):
-        up = [x + h if k == i else x for k, x in enumerate(leaves)]
-        down = [x - h if k == i else x for k, x in enumerate(leaves)]
-        numeric = (run_program(up, steps, Value)[1].data -
-                   run_program(down, steps, Value)[1].data) / (2 * h)
-        assert grads[i] == pytest.approx(numeric, rel=1e-5, abs=1e-5)
+    _, grads = run_ours(as_function(steps), leaves)
+    for i, grad in enumerate(grads):
+        numeric = central_difference(as_function(steps), leaves, i)
+        assert grad == pytest.approx(numeric, rel=1e-5, abs=1e-5)
 
 
 @settings(max_examples=60, deadline=None)
 @given(programs())
 def test_topological_order_lists_every_node_once_after_its_inputs(program):
-    _, out = run_program(*program, Value)
+    _, out = run_program(*program)
     order = autograd.topological_order(out)
     position = {id(node): k for k, node in enumerate(order)}
     assert len(position) == len(order)  # no node twice
@@ -136,7 +128,7 @@ def test_topological_order_lists_every_node_once_after_its_inputs(program):
 @settings(max_examples=60, deadline=None)
 @given(programs())
 def test_second_backward_doubles_leaf_gradients(program):
-    inputs, out = run_program(*program, Value)
+    inputs, out = run_program(*program)
     out.backward()
     once = [v.grad for v in inputs]
     out.backward()
@@ -150,9 +142,9 @@ def test_second_backward_doubles_leaf_gradients(program):
 @settings(max_examples=60, deadline=None)
 @given(programs())
 def test_no_grad_computes_the_same_values_without_a_graph(program):
-    _, recorded = run_program(*program, Value)
+    _, recorded = run_program(*program)
     with micrograd.no_grad():
-        _, bare = run_program(*program, Value)
+        _, bare = run_program(*program)
     assert bare._prev == ()
     assert bare.data == recorded.data or (math.isnan(bare.data) and math.isnan(recorded.data))
 
