@@ -5,6 +5,8 @@ import gc
 import json
 import math
 import random
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -269,6 +271,8 @@ def test_children_are_kept_in_creation_order():
 
 DETERMINISM = """
 import random
+import subprocess
+import sys
 from micrograd import Value
 rng = random.Random(7)
 xs = [Value(rng.uniform(-3, 3)) for _ in range(30)]
@@ -540,3 +544,17 @@ def test_leaf_backward_is_a_no_op_callable():
     leaf = Value(1.0)
     leaf._backward()
     assert leaf.grad == 0.0
+
+
+def test_engine_and_nn_import_with_the_standard_library_only():
+    # -S: no site-packages at all, so any third-party import would fail here
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(SRC)!r})\n"
+        "import micrograd, micrograd.engine, micrograd.nn, micrograd.autograd\n"
+        "third_party = [m for m in ('numpy', 'torch', 'graphviz') if m in sys.modules]\n"
+        "print(third_party)\n"
+    )
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
