@@ -558,3 +558,12 @@ def test_engine_and_nn_import_with_the_standard_library_only():
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: under no_grad() a node keeps no inputs, "
+                   "so detect_anomaly() cannot name them (the op is still named)")
+def test_anomaly_message_names_inputs_even_under_no_grad():
+    with micrograd.no_grad(), micrograd.detect_anomaly():
+        with pytest.raises(FloatingPointError) as info:
+            Value(-1.0).log()
+    assert "log" in str(info.value) and "-1.0" in str(info.value)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from micrograd.engine import Value
 from conftest import require_module
@@ -208,3 +210,23 @@ def test_lecture_network_loss_falls_with_gradient_descent():
             p.data += -0.1 * p.grad
         losses.append(loss.data)
     assert losses[-1] < 0.1 * losses[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    nin=st.integers(1, 4),
+    nouts=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+    output_activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+    fused=st.booleans(),
+    seed=st.integers(0, 2**16),
+    data=st.data(),
+)
+def test_random_mlps_match_torch(nin, nouts, activation, output_activation, fused, seed, data):
+    model = MLP(nin, nouts, activation=activation, output_activation=output_activation,
+                fused=fused, rng=random.Random(seed))
+    x = data.draw(st.lists(st.floats(-3, 3), min_size=nin, max_size=nin))
+    outs, grads = _forward_backward(model, x)
+    t_outs, t_grads = torch_twin_of(model, x)
+    assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-13)
+    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-13)
