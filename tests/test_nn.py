@@ -230,3 +230,24 @@ def test_random_mlps_match_torch(nin, nouts, activation, output_activation, fuse
     t_outs, t_grads = torch_twin_of(model, x)
     assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-13)
     assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-13)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_training_step_graph_is_freed_without_the_cyclic_collector(fused):
+    import gc
+    import weakref
+
+    model = MLP(2, [8, 8, 1], fused=fused, rng=random.Random(0))
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        scores = [model(x) for x in ([0.5, 1.0], [-1.0, 2.0])]
+        probe = weakref.ref(scores[0])
+        loss = sum((1 + -y * s).relu() for y, s in zip((1, -1), scores))
+        model.zero_grad()
+        loss.backward()
+        del scores, loss
+        assert probe() is None
+    finally:
+        if was_enabled:
+            gc.enable()
