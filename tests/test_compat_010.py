@@ -250,3 +250,22 @@ def test_moons_demo_code_runs_unchanged_and_matches_micrograd_010(mg010, ours):
     for (k, loss, acc), (k0, loss0, acc0) in zip(_parse_steps(mine), _parse_steps(theirs)):
         assert (k, acc) == (k0, acc0)
         assert loss == pytest.approx(loss0, rel=1e-12)  # 0.1.0 sums gradients in set order
+
+
+REFCOUNT = """
+import gc, weakref
+from micrograd.engine import Value
+gc.disable()
+x = Value(0.5)
+hidden = x * 3 + 1
+probe = weakref.ref(hidden)
+out = (hidden * hidden).relu()
+out.backward()
+del hidden, out
+print(probe() is None)
+"""
+
+
+def test_graph_freed_by_reference_counting_where_micrograd_010_needs_the_cyclic_gc(mg010, ours):
+    assert mg010.run(REFCOUNT).strip() == "False"  # out -> _backward closure -> out: a cycle
+    assert ours.run(REFCOUNT).strip() == "True"
