@@ -89,6 +89,8 @@ def _sigmoid(x: float) -> float:
 
 
 def _as_float(data: object) -> float:
+    if type(data) is float:  # the common case, without the slower ABC isinstance check
+        return data
     if isinstance(data, numbers.Real):
         try:
             return float(data)
