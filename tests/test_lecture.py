@@ -160,6 +160,19 @@ def test_lecture_hand_written_topological_sort_drives_our_nodes():
     _assert_neuron_grads(*nodes)
 
 
+def test_lecture_bug_storing_the_call_instead_of_the_function_fails_as_in_the_video():
+    # `out._backward = _backward()` stores None; the lecture then sees this TypeError
+    x = Value(2.0)
+    out = Value(x.data * 2, (x,), "double")
+
+    def _backward():
+        x.grad += 2 * out.grad
+
+    out._backward = _backward()
+    with pytest.raises(TypeError, match="'NoneType' object is not callable"):
+        out.backward()
+
+
 def test_tanh_rebuilt_from_exp_gives_same_value_and_leaf_gradients():
     direct = _neuron()
     direct[-1].backward()
