@@ -286,6 +286,8 @@ class Value:
         return self * -1
 
     def __radd__(self, other: Number) -> Value:  # other + self
+        if not _is_operand(other):
+            return NotImplemented  # so the TypeError names the user's op and operand order
         return self + other
 
     def __sub__(self, other: Value | Number) -> Value:  # self - other
@@ -294,9 +296,13 @@ class Value:
         return self + (-other)
 
     def __rsub__(self, other: Number) -> Value:  # other - self
+        if not _is_operand(other):
+            return NotImplemented
         return other + (-self)
 
     def __rmul__(self, other: Number) -> Value:  # other * self
+        if not _is_operand(other):
+            return NotImplemented
         return self * other
 
     def __truediv__(self, other: Value | Number) -> Value:  # self / other
@@ -307,6 +313,8 @@ class Value:
         return self * _pow(_as_float(other), -1)  # a huge int is inf, as in Value(10**400)
 
     def __rtruediv__(self, other: Number) -> Value:  # other / self
+        if not _is_operand(other):
+            return NotImplemented
         return other * self**-1
 
     def __rpow__(self, other: Number) -> Value:  # other ** self
