@@ -567,3 +567,17 @@ def test_anomaly_message_names_inputs_even_under_no_grad():
         with pytest.raises(FloatingPointError) as info:
             Value(-1.0).log()
     assert "log" in str(info.value) and "-1.0" in str(info.value)
+
+
+@pytest.mark.parametrize("op,message", [
+    (lambda v: "x" + v, r'can only concatenate str \(not "Value"\) to str'),
+    (lambda v: None + v, r"for \+: 'NoneType' and 'Value'"),
+    (lambda v: None - v, r"for -: 'NoneType' and 'Value'"),
+    (lambda v: None * v, r"for \*: 'NoneType' and 'Value'"),
+    (lambda v: None / v, r"for /: 'NoneType' and 'Value'"),
+    (lambda v: None ** v, r"for \*\* or pow\(\): 'NoneType' and 'Value'"),
+])
+def test_reflected_op_with_unsupported_operand_names_the_right_op_and_order(op, message):
+    # the reflected methods return NotImplemented, so Python reports the user's own op
+    with pytest.raises(TypeError, match=message):
+        op(Value(2.0))
