@@ -269,3 +269,18 @@ print(probe() is None)
 def test_graph_freed_by_reference_counting_where_micrograd_010_needs_the_cyclic_gc(mg010, ours):
     assert mg010.run(REFCOUNT).strip() == "False"  # out -> _backward closure -> out: a cycle
     assert ours.run(REFCOUNT).strip() == "True"
+
+
+OP_NAMES = """
+import json
+from micrograd.engine import Value
+a, b = Value(2.0), Value(3.0)
+nodes = [a + b, a * b, a ** 2, a ** -1, a ** 0.5, a.relu(), -a, a - b, a / b, 2 * a, 1 - a]
+print(json.dumps([n._op for n in nodes]))
+"""
+
+
+def test_op_names_equal_micrograd_010(mg010, ours):
+    # graph pictures and the lecture's draw_dot show _op: '+', '*', '**2', 'ReLU', ...
+    theirs, mine = _both(mg010, ours, OP_NAMES)
+    assert mine == theirs
