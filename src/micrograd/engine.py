@@ -89,11 +89,13 @@ def _sigmoid(x: float) -> float:
 
 
 def _as_float(data: object) -> float:
+    if type(data) is float:  # the common case, without the slower ABC isinstance check
+        return data
     if isinstance(data, numbers.Real):
         try:
             return float(data)
         except OverflowError:  # an int too large for a float
-            return math.copysign(inf, data)
+            return inf if data > 0 else -inf  # (copysign would convert the int: overflow)
     raise TypeError(
         f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r:.60}"
     )
@@ -153,8 +155,8 @@ class Value:
             return self._pow_value(other)
         if not isinstance(other, numbers.Real):
             return NotImplemented
-        k = other
-        out = Value(_pow(self.data, k), (self,), f"**{k}")
+        k = _as_float(other)  # same numbers as float ** int; an int past float range is +-inf
+        out = Value(_pow(self.data, k), (self,), f"**{other}")
 
         def _backward(out):  # d(x**k)/dx = k * x**(k-1)  (0 when k == 0, as PyTorch)
             local = k * _pow(self.data, k - 1) if k != 0 else 0.0
@@ -284,6 +286,8 @@ class Value:
         return self * -1
 
     def __radd__(self, other: Number) -> Value:  # other + self
+        if not _is_operand(other):
+            return NotImplemented  # so the TypeError names the user's op and operand order
         return self + other
 
     def __sub__(self, other: Value | Number) -> Value:  # self - other
@@ -292,17 +296,25 @@ class Value:
         return self + (-other)
 
     def __rsub__(self, other: Number) -> Value:  # other - self
+        if not _is_operand(other):
+            return NotImplemented
         return other + (-self)
 
     def __rmul__(self, other: Number) -> Value:  # other * self
+        if not _is_operand(other):
+            return NotImplemented
         return self * other
 
     def __truediv__(self, other: Value | Number) -> Value:  # self / other
         if not _is_operand(other):
             return NotImplemented
-        return self * _pow(other, -1) if not isinstance(other, Value) else self * other**-1
+        if isinstance(other, Value):
+            return self * other**-1
+        return self * _pow(_as_float(other), -1)  # a huge int is inf, as in Value(10**400)
 
     def __rtruediv__(self, other: Number) -> Value:  # other / self
+        if not _is_operand(other):
+            return NotImplemented
         return other * self**-1
 
     def __rpow__(self, other: Number) -> Value:  # other ** self
@@ -385,7 +397,7 @@ def define_op(
 
         def _backward(out):
             partials = derivative(*xs)
-            if len(inputs) == 1 and not isinstance(partials, (tuple, list)):
+            if not isinstance(partials, (tuple, list)):  # one number: one partial
                 partials = (partials,)
             if len(partials) != len(inputs):
                 raise ValueError(

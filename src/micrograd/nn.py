@@ -117,6 +117,9 @@ class MLP(Module):
         _check_size("nin", nin)
         if isinstance(nouts, int) or not nouts:
             raise ValueError(f"nouts must be a non-empty list of layer sizes, got {nouts!r}")
+        for name, value in (("activation", activation), ("output_activation", output_activation)):
+            if value not in ACTIVATIONS:  # checked here too: with one layer it is never used
+                raise ValueError(f"{name} must be one of {ACTIVATIONS}, got {value!r}")
         sz = [nin] + list(nouts)
         self.layers = [
             Layer(

@@ -1,0 +1,187 @@
+"""Shared test helpers: running code in a fresh interpreter, micrograd 0.1.0, missing tools.
+
+micrograd 0.1.0 (the original, on PyPI) shares our import name, so it never runs in the
+pytest process: it is installed once per machine into `.pytest_cache/mg010` and every
+comparison runs a snippet under it in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+MG010_DIR = ROOT / ".pytest_cache" / "mg010"
+
+
+def require(available: bool, what: str) -> None:
+    """Skip a test whose tool is missing -- but under CI=true a missing tool is a failure."""
+    if available:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true but is not available")
+    pytest.skip(f"{what} is not available (under CI=true this test fails instead)")
+
+
+def require_module(name: str):
+    """Import a test-only package (torch, numpy, ...): skip if missing, fail under CI=true."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is required when CI=true: {error}", pytrace=False)
+        pytest.skip(f"{name} is not installed (pip install -e '.[test]')",
+                    allow_module_level=True)
+
+
+def require_tool(executable: str) -> str:
+    """Path of a command-line tool (dot, chromium): skip if missing, fail under CI=true."""
+    path = shutil.which(executable)
+    require(path is not None, f"the {executable!r} program")
+    return path
+
+
+def run_python(code: str, pythonpath: pathlib.Path, env: dict | None = None,
+               timeout: float = 300) -> str:
+    """Run `code` in a fresh interpreter with only `pythonpath` added; return its stdout."""
+    full_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    full_env["PYTHONPATH"] = str(pythonpath)
+    full_env.update(env or {})
+    # cwd is a neutral folder so that `import micrograd` finds exactly `pythonpath`'s copy.
+    with tempfile.TemporaryDirectory() as cwd:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=full_env, cwd=cwd, timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError(f"subprocess failed ({proc.returncode}):\n{proc.stderr}")
+    return proc.stdout
+
+
+class Interpreter:
+    """A way to run snippets against one copy of micrograd, in a subprocess."""
+
+    def __init__(self, path: pathlib.Path):
+        self.path = path
+
+    def run(self, code: str, env: dict | None = None) -> str:
+        return run_python(code, self.path, env)
+
+    def run_unchecked(self, code: str) -> subprocess.CompletedProcess:
+        """Run and return the finished process, whether or not it failed (for crashes)."""
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["PYTHONPATH"] = str(self.path)
+        with tempfile.TemporaryDirectory() as cwd:
+            return subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                  text=True, env=env, cwd=cwd, timeout=300)
+
+
+def _mg010_installed(target: pathlib.Path) -> bool:
+    return (target / "micrograd" / "engine.py").is_file() and any(
+        target.glob("micrograd-0.1.0.dist-info"))
+
+
+def _install_mg010(target: pathlib.Path) -> str | None:
+    """pip-install micrograd==0.1.0 into `target`; return an error message or None."""
+    if _mg010_installed(target):
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix="mg010-", dir=target.parent))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+         "--disable-pip-version-check", "--target", str(staging), "micrograd==0.1.0"],
+        capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        return proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "pip failed"
+    try:  # atomic publish: with pytest-xdist two workers may race here; either copy is fine
+        staging.rename(target)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+    return None if _mg010_installed(target) else "installed files not found"
+
+
+@pytest.fixture(scope="session")
+def mg010() -> Interpreter:
+    """micrograd 0.1.0 from PyPI, installed once into .pytest_cache/mg010 (pip --no-deps)."""
+    error = _install_mg010(MG010_DIR)
+    require(error is None, f"micrograd==0.1.0 from PyPI ({error})")
+    return Interpreter(MG010_DIR)
+
+
+@pytest.fixture(scope="session")
+def ours() -> Interpreter:
+    """This package (src/), run in a subprocess like mg010 so outputs are comparable."""
+    return Interpreter(SRC)
+
+
+# ---------------------------------------------------------------------------------------
+# The twin helper: one expression, evaluated by micrograd and by PyTorch float64
+# ---------------------------------------------------------------------------------------
+
+def run_ours(fn, xs):
+    """Forward and backward of `fn` in micrograd at `xs`: (output, [d out / d x_i])."""
+    from micrograd.engine import Value
+
+    vs = [Value(x) for x in xs]
+    out = fn(*vs)
+    out.backward()
+    return out.data, [v.grad for v in vs]
+
+
+def run_torch(fn, xs):
+    """The same expression in PyTorch float64: (output, [d out / d x_i])."""
+    torch = require_module("torch")
+    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
+    out = fn(*ts)
+    out.backward()
+    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in ts]
+
+
+def same_float(ours: float, expected: float, rel: float = 1e-12, floor: float = 0.0) -> bool:
+    """Equal up to rounding: nan matches nan, inf matches inf of the same sign.
+
+    `floor` is an absolute tolerance for results that are a small difference of numbers
+    of size ~1, such as 1 - tanh(x)**2 near |x| = 8: one ulp of difference in tanh(x)
+    (ours: math.tanh, torch: its own kernel) moves that tiny result by ~1e-9 relative,
+    while its absolute error stays ~1e-17.
+    """
+    if math.isnan(expected):
+        return math.isnan(ours)
+    if math.isinf(expected):
+        return ours == expected
+    return math.isclose(ours, expected, rel_tol=rel, abs_tol=floor)
+
+
+def assert_twin(fn, xs, rel: float = 1e-12):
+    """Our forward value and gradients of `fn` at `xs` equal PyTorch's; returns ours."""
+    out, grads = run_ours(fn, xs)
+    t_out, t_grads = run_torch(fn, xs)
+    assert same_float(out, t_out, rel), f"forward at {xs}: ours {out!r}, torch {t_out!r}"
+    for i, (g, tg) in enumerate(zip(grads, t_grads)):
+        assert same_float(g, tg, rel, floor=1e-14), f"d/dx{i} at {xs}: ours {g!r}, torch {tg!r}"
+    return out, grads
+
+
+def central_difference(fn, xs, i: int, h: float = 1e-6) -> float:
+    """(f(x + h e_i) - f(x - h e_i)) / 2h from forward passes only."""
+    from micrograd.engine import Value
+
+    up = [x + h if j == i else x for j, x in enumerate(xs)]
+    down = [x - h if j == i else x for j, x in enumerate(xs)]
+    return (fn(*map(Value, up)).data - fn(*map(Value, down)).data) / (2 * h)
+
+
+def assert_matches_central_difference(fn, xs):
+    """Our gradients of `fn` at `xs` equal central differences of our forward pass."""
+    _, grads = run_ours(fn, xs)
+    for i, g in enumerate(grads):
+        numeric = central_difference(fn, xs, i)
+        assert g == pytest.approx(numeric, rel=1e-6, abs=1e-6), f"d/dx{i} at {xs}"

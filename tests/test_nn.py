@@ -1,0 +1,253 @@
+"""micrograd.nn: Module, Neuron, Layer, MLP -- against PyTorch and the lecture's numbers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from micrograd.engine import Value
+from conftest import require_module
+from micrograd.nn import MLP, Layer, Module, Neuron
+
+TORCH_ACTIVATIONS = {
+    "relu": lambda t: t.relu(),
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "linear": lambda t: t,
+}
+
+
+def torch_twin_of(model: MLP, x: list[float]):
+    """The same network in PyTorch float64 with the model's current weights.
+
+    Returns (outputs, [d sum(outputs) / d p for p in model.parameters()]).
+    """
+    torch = require_module("torch")
+    h = torch.tensor(x, dtype=torch.float64)
+    params = []
+    for layer in model.layers:
+        w = torch.tensor([[p.data for p in n.w] for n in layer.neurons],
+                         dtype=torch.float64, requires_grad=True)
+        b = torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64,
+                         requires_grad=True)
+        h = TORCH_ACTIVATIONS[layer.neurons[0].activation](w @ h + b)
+        params.append((w, b))
+    h.sum().backward()
+    grads = []
+    for w, b in params:  # parameters() order: neuron by neuron, weights then bias
+        for i in range(w.shape[0]):
+            grads += w.grad[i].tolist() + [b.grad[i].item()]
+    return h.tolist(), grads
+
+
+def _forward_backward(model, x):
+    out = model(x)
+    outs = out if isinstance(out, list) else [out]
+    total = sum(outs)
+    total.backward()
+    return [o.data for o in outs], [p.grad for p in model.parameters()]
+
+
+def test_mlp_3_4_4_1_has_41_parameters():
+    assert len(MLP(3, [4, 4, 1]).parameters()) == 41  # 16 + 20 + 5, as in the lecture
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid", "linear"])
+@pytest.mark.parametrize("fused", [True, False])
+def test_mlp_forward_and_gradients_match_torch(activation, fused):
+    model = MLP(3, [5, 4, 2], activation=activation, fused=fused, rng=random.Random(3))
+    x = [0.5, -1.5, 2.0]
+    outs, grads = _forward_backward(model, x)
+    t_outs, t_grads = torch_twin_of(model, x)
+    assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-14)
+    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.parametrize("output_activation", ["tanh", "sigmoid", "relu", "linear"])
+def test_output_activation_applies_to_the_last_layer_only(output_activation):
+    model = MLP(2, [3, 1], activation="tanh", output_activation=output_activation,
+                rng=random.Random(5))
+    kinds = {"tanh": "Tanh", "sigmoid": "Sigmoid", "relu": "ReLU", "linear": "Linear"}
+    assert repr(model) == (f"MLP of [Layer of [TanhNeuron(2), TanhNeuron(2), TanhNeuron(2)], "
+                           f"Layer of [{kinds[output_activation]}Neuron(3)]]")
+    outs, grads = _forward_backward(model, [0.3, -0.8])
+    t_outs, t_grads = torch_twin_of(model, [0.3, -0.8])
+    assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-14)
+    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid"])
+def test_fused_and_unfused_give_identical_values_and_gradients(activation):
+    x = [0.7, -1.1, 2.3]
+    results = []
+    for fused in (True, False):
+        model = MLP(3, [6, 6, 1], activation=activation, fused=fused, rng=random.Random(11))
+        loss = sum((model(xi) - yi) ** 2 for xi, yi in ((x, 1.0), ([-x[0], x[1], 0.5], -1.0)))
+        loss.backward()
+        results.append((loss.data, [p.grad for p in model.parameters()]))
+    (fused_loss, fused_grads), (plain_loss, plain_grads) = results
+    assert fused_loss == plain_loss  # same additions in the same order: bit-identical
+    assert fused_grads == pytest.approx(plain_grads, rel=1e-15, abs=1e-300)
+
+
+def test_one_neuron_hidden_layer_works():
+    model = MLP(2, [16, 1, 1], rng=random.Random(0))
+    outs, grads = _forward_backward(model, [1.0, -2.0])
+    t_outs, t_grads = torch_twin_of(model, [1.0, -2.0])
+    assert outs == pytest.approx(t_outs, rel=1e-12)
+    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], [1.0, 2.0, 3.0, 4.0], []])
+def test_mlp_wrong_input_length_raises_naming_expected_and_actual(x):
+    with pytest.raises(ValueError, match=rf"expects 3 inputs, got {len(x)}"):
+        MLP(3, [4, 1])(x)
+
+
+def test_neuron_and_layer_wrong_input_length_raise():
+    with pytest.raises(ValueError, match="expects 2 inputs, got 3"):
+        Neuron(2)([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="expects 2 inputs, got 1"):
+        Layer(2, 3)([1.0])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: MLP(0, [1]), lambda: MLP(-2, [1]), lambda: MLP(2.5, [1]), lambda: MLP(True, [1]),
+    lambda: MLP(2, []), lambda: MLP(2, 3), lambda: MLP(2, [0]), lambda: MLP(2, [4, -1]),
+    lambda: MLP(2, [4.0]), lambda: MLP(2, "ab"), lambda: MLP(2, [4], activation="gelu"),
+    lambda: MLP(2, [4], output_activation="softmax"), lambda: Neuron(0), lambda: Layer(2, 0),
+    lambda: Neuron(2, activation="Relu"),
+])
+def test_bad_constructor_arguments_raise_value_error(make):
+    with pytest.raises(ValueError):
+        make()
+
+
+def test_bad_constructor_error_says_what_was_expected():
+    with pytest.raises(ValueError, match="positive int.*0"):
+        MLP(0, [1])
+    with pytest.raises(ValueError, match="relu.*gelu"):
+        MLP(2, [1], activation="gelu")
+
+
+def test_zero_grad_resets_every_parameter():
+    model = MLP(2, [3, 1], rng=random.Random(1))
+    model([1.0, 1.0]).backward()
+    assert any(p.grad != 0 for p in model.parameters())
+    model.zero_grad()
+    assert all(p.grad == 0 for p in model.parameters())
+    layer = model.layers[0]
+    model([1.0, 1.0]).backward()
+    layer.zero_grad()
+    assert all(p.grad == 0 for p in layer.parameters())
+
+
+def test_module_base_class_has_no_parameters():
+    assert Module().parameters() == []
+    Module().zero_grad()
+
+
+def test_layer_returns_a_value_for_one_neuron_and_a_list_otherwise():
+    assert isinstance(Layer(2, 1)([1.0, 2.0]), Value)
+    out = Layer(2, 3)([1.0, 2.0])
+    assert isinstance(out, list) and len(out) == 3
+    assert isinstance(MLP(2, [3, 2])([1.0, 2.0]), list)
+
+
+def test_initial_weights_uniform_in_minus_one_one_and_bias_zero():
+    model = MLP(4, [8, 8, 1], rng=random.Random(9))
+    for layer in model.layers:
+        for n in layer.neurons:
+            assert all(-1 <= w.data <= 1 for w in n.w) and n.b.data == 0.0
+
+
+def test_rng_argument_makes_weights_reproducible_without_global_state():
+    random.seed(1)
+    a = [p.data for p in MLP(3, [4, 1], rng=random.Random(42)).parameters()]
+    random.seed(2)
+    b = [p.data for p in MLP(3, [4, 1], rng=random.Random(42)).parameters()]
+    assert a == b
+
+
+def test_global_random_seed_gives_same_network():
+    random.seed(1337)
+    a = [p.data for p in MLP(2, [16, 16, 1]).parameters()]
+    random.seed(1337)
+    b = [p.data for p in MLP(2, [16, 16, 1]).parameters()]
+    assert a == b and len(set(a)) > 1
+
+
+def test_our_mlp_trains_xor_to_loss_below_001_within_300_steps():
+    model = MLP(2, [4, 1], activation="tanh", output_activation="tanh", rng=random.Random(42))
+    X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+    Y = [-1.0, 1.0, 1.0, -1.0]
+    losses = []
+    for _ in range(300):
+        loss = sum((model(x) - y) ** 2 for x, y in zip(X, Y))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= 0.1 * p.grad
+        losses.append(loss.data)
+    assert min(losses) < 0.01
+    assert all(model(x).data * y > 0.9 for x, y in zip(X, Y))  # every sign right, confidently
+
+
+def test_lecture_network_loss_falls_with_gradient_descent():
+    random.seed(0)
+    model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh")
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    losses = []
+    for _ in range(50):
+        loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data += -0.1 * p.grad
+        losses.append(loss.data)
+    assert losses[-1] < 0.1 * losses[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    nin=st.integers(1, 4),
+    nouts=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+    output_activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+    fused=st.booleans(),
+    seed=st.integers(0, 2**16),
+    data=st.data(),
+)
+def test_random_mlps_match_torch(nin, nouts, activation, output_activation, fused, seed, data):
+    model = MLP(nin, nouts, activation=activation, output_activation=output_activation,
+                fused=fused, rng=random.Random(seed))
+    x = data.draw(st.lists(st.floats(-3, 3), min_size=nin, max_size=nin))
+    outs, grads = _forward_backward(model, x)
+    t_outs, t_grads = torch_twin_of(model, x)
+    assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-13)
+    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-13)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_training_step_graph_is_freed_without_the_cyclic_collector(fused):
+    import gc
+    import weakref
+
+    model = MLP(2, [8, 8, 1], fused=fused, rng=random.Random(0))
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        scores = [model(x) for x in ([0.5, 1.0], [-1.0, 2.0])]
+        probe = weakref.ref(scores[0])
+        loss = sum((1 + -y * s).relu() for y, s in zip((1, -1), scores))
+        model.zero_grad()
+        loss.backward()
+        del scores, loss
+        assert probe() is None
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,157 @@
+"""Property tests: random expression graphs (with reused nodes and diamonds) vs PyTorch.
+
+A random program is a few leaves and a list of steps (op, input index, input index); each
+step may read ANY earlier node, so nodes get reused and paths split and rejoin (diamonds).
+The output sums every node, so every path reaches it. The same program runs on Values and
+on float64 tensors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import micrograd
+from micrograd import autograd
+from micrograd.engine import Value
+from conftest import central_difference, require_module, run_ours, run_torch
+
+require_module("torch")
+
+# Ops chosen so that values stay finite and well-conditioned on any input in range;
+# each works on a Value and on a tensor alike.
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b * b + 1),
+    "pow": lambda a, b: a.sigmoid() ** b.tanh(),
+    "rsub": lambda a, b: 1.5 - a * b.sigmoid(),
+}
+UNARY = {
+    "tanh": lambda a: a.tanh(),
+    "sigmoid": lambda a: a.sigmoid(),
+    "sin": lambda a: a.sin(),
+    "cos": lambda a: a.cos(),
+    "exp": lambda a: a.tanh().exp(),
+    "log": lambda a: (a * a + 1).log(),
+    "sqrt": lambda a: (a * a + 0.5).sqrt(),
+    "square": lambda a: a ** 2,
+    "relu": lambda a: a.relu(),
+    "abs": lambda a: abs(a),
+    "neg": lambda a: -a,
+    "rdiv": lambda a: 1 / (a * a + 2),
+    "rpow": lambda a: 2 ** a.tanh(),
+}
+SMOOTH_UNARY = [name for name in UNARY if name not in ("relu", "abs")]
+
+leaf_values = st.floats(min_value=-3, max_value=3, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def programs(draw, smooth_only=False):
+    """(leaf values, [(op, i, j), ...]) with i, j indexing any earlier node."""
+    leaves = draw(st.lists(leaf_values, min_size=1, max_size=4))
+    unary_names = SMOOTH_UNARY if smooth_only else sorted(UNARY)
+    steps = []
+    for _ in range(draw(st.integers(min_value=1, max_value=12))):
+        n = len(leaves) + len(steps)
+        op = draw(st.sampled_from(sorted(BINARY) + unary_names))
+        steps.append((op, draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))))
+    return leaves, steps
+
+
+def as_function(steps):
+    """The program as a function of its leaf nodes (Values or tensors) to its output."""
+
+    def program(*inputs):
+        nodes = list(inputs)
+        for op, i, j in steps:
+            if op in BINARY:
+                nodes.append(BINARY[op](nodes[i], nodes[j]))
+            else:
+                nodes.append(UNARY[op](nodes[i]))
+        out = nodes[0]
+        for node in nodes[1:]:
+            out = out + node
+        return out
+
+    return program
+
+
+def run_program(leaves, steps):
+    """Build the program's graph on fresh Value leaves: (leaf nodes, output)."""
+    inputs = [Value(x) for x in leaves]
+    return inputs, as_function(steps)(*inputs)
+
+
+FEW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FEW
+@given(programs())
+def test_random_graphs_match_torch_values_and_gradients(program):
+    leaves, steps = program
+    out, grads = run_ours(as_function(steps), leaves)
+    t_out, t_grads = run_torch(as_function(steps), leaves)
+    assume(math.isfinite(t_out) and all(math.isfinite(g) for g in t_grads))
+    assert out == pytest.approx(t_out, rel=1e-10, abs=1e-10)
+    assert grads == pytest.approx(t_grads, rel=1e-8, abs=1e-8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(smooth_only=True))
+def test_random_smooth_graphs_match_central_differences(program):
+    leaves, steps = program
+    _, grads = run_ours(as_function(steps), leaves)
+    for i, grad in enumerate(grads):
+        numeric = central_difference(as_function(steps), leaves, i)
+        assert grad == pytest.approx(numeric, rel=1e-5, abs=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_topological_order_lists_every_node_once_after_its_inputs(program):
+    _, out = run_program(*program)
+    order = autograd.topological_order(out)
+    position = {id(node): k for k, node in enumerate(order)}
+    assert len(position) == len(order)  # no node twice
+    assert order[-1] is out
+    for node in order:
+        for child in node._prev:
+            assert position[id(child)] < position[id(node)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_second_backward_doubles_leaf_gradients(program):
+    inputs, out = run_program(*program)
+    out.backward()
+    once = [v.grad for v in inputs]
+    out.backward()
+    # Each contribution is added into the leaf's .grad as it arrives, so a second pass
+    # starts from g instead of 0 and can round differently where contributions of size ~1
+    # cancel (x + cos x + (cos x - x) at x = 1e-75): hence the absolute tolerance.
+    # (PyTorch sums a pass into a buffer first and gets exactly 2g.)
+    assert [v.grad for v in inputs] == pytest.approx([2 * g for g in once], rel=1e-12, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_no_grad_computes_the_same_values_without_a_graph(program):
+    _, recorded = run_program(*program)
+    with micrograd.no_grad():
+        _, bare = run_program(*program)
+    assert bare._prev == ()
+    assert bare.data == recorded.data or (math.isnan(bare.data) and math.isnan(recorded.data))
+
+
+@settings(max_examples=100, deadline=None)
+@given(leaf_values, leaf_values, leaf_values)
+def test_affine_gradients_are_exact(a, x, b):
+    xv = Value(x)
+    (a * xv + b).backward()
+    assert xv.grad == a
