@@ -59,7 +59,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if weight._requires_grad:
             _send(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
         if bias is not None and bias._requires_grad:
-            _send(bias, g2.sum(axis=0))
+            # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
+            _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
 
     inputs = (x, weight) if bias is None else (x, weight, bias)
     return _node(out, inputs, "linear", grad_fn)

@@ -29,16 +29,21 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+    def named_parameters(self, prefix: str = "") -> list[tuple[str, Tensor]]:
+        """(name, parameter) pairs, each parameter once, named as PyTorch names them."""
+        found: list[tuple[str, Tensor]] = []
+        self._collect(prefix, found)
         seen: set[int] = set()
-        for name, p in self._walk(prefix):
+        unique = []
+        for name, p in found:
             if id(p) not in seen:
                 seen.add(id(p))
-                yield name, p
+                unique.append((name, p))
+        return unique
 
-    def _walk(self, prefix: str) -> Iterator[tuple[str, Tensor]]:
+    def _collect(self, prefix: str, found: list) -> None:
         for name, value in vars(self).items():
-            yield from _parameters_in(value, prefix + name)
+            _collect_parameters(value, prefix + name, found)
 
     def parameters(self) -> list[Tensor]:
         return [p for _, p in self.named_parameters()]
@@ -56,15 +61,15 @@ class Module:
         return self.train(False)
 
 
-def _parameters_in(value: Any, name: str) -> Iterator[tuple[str, Tensor]]:
+def _collect_parameters(value: Any, name: str, found: list) -> None:
     if isinstance(value, Tensor):
         if value.requires_grad:
-            yield name, value
+            found.append((name, value))
     elif isinstance(value, Module):
-        yield from value._walk(name + ".")
+        value._collect(name + ".", found)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            yield from _parameters_in(item, f"{name}.{i}")
+            _collect_parameters(item, f"{name}.{i}", found)
 
 
 class Linear(Module):
@@ -103,9 +108,9 @@ class Sequential(Module):
             x = layer(x)
         return x
 
-    def _walk(self, prefix: str) -> Iterator[tuple[str, Tensor]]:
-        for i, layer in enumerate(self.layers):  # named 0.weight, 1.bias... as in PyTorch
-            yield from _parameters_in(layer, f"{prefix}{i}")
+    def _collect(self, prefix: str, found: list) -> None:
+        for i, layer in enumerate(self.layers):  # named 0.weight, 2.bias... as in PyTorch
+            _collect_parameters(layer, f"{prefix}{i}", found)
 
     def __getitem__(self, i: int) -> Module:
         return self.layers[i]
