@@ -61,6 +61,33 @@ def default_generator() -> np.random.Generator:
     return _generator
 
 
+def set_num_threads(n: int) -> None:
+    """Threads numpy's BLAS may use for matrix products, as torch.set_num_threads.
+
+    On a busy or small machine one thread is often much faster for the small matrices
+    of a learning-size network: BLAS worker threads spin waiting for cores they don't get.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"set_num_threads needs a positive int, got {n!r}")
+    _threadpool_controller().limit(limits=n, user_api="blas")
+
+
+def get_num_threads() -> int:
+    """Threads numpy's BLAS uses for matrix products (the largest over loaded BLAS libraries)."""
+    info = _threadpool_controller().info()
+    return max((lib["num_threads"] for lib in info if lib["user_api"] == "blas"), default=1)
+
+
+def _threadpool_controller():
+    try:
+        import threadpoolctl
+    except ImportError as error:
+        raise ImportError(
+            "set_num_threads needs threadpoolctl: pip install threadpoolctl"
+        ) from error
+    return threadpoolctl.ThreadpoolController()
+
+
 def _is_finite(grad: Any) -> bool:
     return grad is None or bool(np.isfinite(grad).all())
 
