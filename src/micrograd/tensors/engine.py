@@ -792,9 +792,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         if g is None:
             return
         A2, B2 = A, B
-        if A.ndim == 1:  # a vector acts as a 1-row matrix whose row dimension is dropped
+        if A.ndim == 1 and B.ndim == 1:  # a dot product: a (1, k) @ (k, 1) matrix product
+            A2, B2, g = A[None, :], B[:, None], g.reshape(1, 1)
+        elif A.ndim == 1:  # a vector acts as a 1-row matrix whose row dimension is dropped
             A2, g = A[None, :], np.expand_dims(g, -2)
-        if B.ndim == 1:  # and as a 1-column matrix on the right
+        elif B.ndim == 1:  # and as a 1-column matrix on the right
             B2, g = B[:, None], np.expand_dims(g, -1)
         if a._requires_grad:
             da = np.matmul(g, np.swapaxes(B2, -1, -2))
@@ -881,9 +883,11 @@ def _extreme(x: Tensor, dim: int | None, keepdim: bool, kind: str) -> Tensor | M
         np.put_along_axis(full, index, g if keepdim else np.expand_dims(g, dim), axis=dim)
         return full
 
-    if not keepdim:
-        values, index = np.squeeze(values, dim), np.squeeze(index, dim)
-    return MaxMin(_unary(x, values, kind, route), _leaf(index))
+    if not keepdim:  # new names: route() must keep the unsqueezed index
+        values, indices = np.squeeze(values, dim), np.squeeze(index, dim)
+    else:
+        indices = index
+    return MaxMin(_unary(x, values, kind, route), _leaf(indices))
 
 
 # ---------------------------------------------------------------------------------------
@@ -897,12 +901,12 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    e = np.exp(x - x.max(axis=dim, keepdims=True))  # shifted: no overflow
+    e = np.exp(x - x.max(axis=dim, keepdims=True, initial=-np.inf))  # shifted: no overflow
     return e / e.sum(axis=dim, keepdims=True)
 
 
 def _log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    z = x - x.max(axis=dim, keepdims=True)
+    z = x - x.max(axis=dim, keepdims=True, initial=-np.inf)
     return z - np.log(np.exp(z).sum(axis=dim, keepdims=True))
 
 
