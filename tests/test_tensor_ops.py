@@ -75,7 +75,8 @@ BINARY = {
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(BINARY))
 @FEW
-@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=4),
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0,
+                                            max_side=4),
        transposed=st.booleans(), seed=st.integers(0, 2**16))
 def test_binary_op_broadcasts_like_torch(name, dtype, shapes, transposed, seed):
     fn, low = BINARY[name]
