@@ -16,7 +16,7 @@ import torch
 
 import micrograd
 from micrograd import autograd
-from micrograd.tensors import Tensor, functional as F, nn
+from micrograd.tensors import functional as F, nn
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.engine import _unary
 from micrograd.tensors.gradcheck import GradcheckError, gradcheck
@@ -301,6 +301,20 @@ def test_module_parameters_names_and_zero_grad():
     assert all(p.grad is not None for p in model.parameters())
     model.zero_grad()
     assert all(p.grad is None for p in model.parameters())
+
+
+def test_state_dict_round_trip_and_mismatch():
+    a = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    b = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    b.load_state_dict(a.state_dict())
+    x = micrograd.randn(5, 3)
+    np.testing.assert_array_equal(a(x).data, b(x).data)
+    torch_model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
+                                      torch.nn.Linear(4, 2)).double()
+    torch_model.load_state_dict({k: torch.tensor(v) for k, v in a.state_dict().items()})
+    np.testing.assert_allclose(torch_model(torch.tensor(x.data)).detach().numpy(), a(x).data)
+    with pytest.raises(KeyError, match="missing"):
+        b.load_state_dict({"0.weight": np.zeros((4, 3))})
 
 
 def test_custom_module_finds_nested_parameters():

@@ -145,6 +145,10 @@ UNARY = {
     "softmax(-1)": (lambda x: x.softmax(-1), -3.0),
     "log_softmax(0)": (lambda x: x.log_softmax(0), -3.0),
     "clone": (lambda x: x.clone(), -2.0),
+    "sin": (lambda x: x.sin(), -3.0),
+    "cos": (lambda x: x.cos(), -3.0),
+    "clamp(-0.5, 1)": (lambda x: x.clamp(-0.5, 1.0), -2.0),
+    "clamp(min=0.2)": (lambda x: x.clamp(min=0.2), -2.0),
 }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 from collections import namedtuple
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
@@ -458,6 +458,28 @@ class Tensor:
 
     def __abs__(self) -> "Tensor":
         return self.abs()
+
+    def sin(self) -> "Tensor":
+        """sin x;  d/dx = cos x."""
+        x = self.data
+        return _unary(self, np.sin(x), "sin", lambda g: g * np.cos(x))
+
+    def cos(self) -> "Tensor":
+        """cos x;  d/dx = -sin x."""
+        x = self.data
+        return _unary(self, np.cos(x), "cos", lambda g: -g * np.sin(x))
+
+    def clamp(self, min: float | None = None, max: float | None = None) -> "Tensor":
+        """x limited to [min, max];  d/dx = 1 inside (bounds included, as PyTorch), else 0."""
+        if min is None and max is None:
+            raise ValueError("clamp needs min or max (or both)")
+        x = self.data
+        inside = np.ones(x.shape, dtype=bool)
+        if min is not None:
+            inside &= x >= min
+        if max is not None:
+            inside &= x <= max
+        return _unary(self, np.clip(x, min, max), "clamp", lambda g: g * inside)
 
     # --- reductions ----------------------------------------------------------------------
 

@@ -48,6 +48,23 @@ class Module:
     def parameters(self) -> list[Tensor]:
         return [p for _, p in self.named_parameters()]
 
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Copies of the parameter arrays by name, as torch's state_dict()."""
+        return {name: p.data.copy() for name, p in self.named_parameters()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Set every parameter from `state` (names and shapes must match)."""
+        own = dict(self.named_parameters())
+        if set(own) != set(state):
+            missing, unexpected = sorted(set(own) - set(state)), sorted(set(state) - set(own))
+            raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+        for name, p in own.items():
+            value = np.asarray(state[name].data if isinstance(state[name], Tensor)
+                               else state[name], dtype=p.data.dtype)
+            if value.shape != p.data.shape:
+                raise ValueError(f"{name}: expected shape {p.data.shape}, got {value.shape}")
+            p.data = value.copy()
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients (None, as PyTorch's default; or zeros)."""
         for p in self.parameters():
