@@ -11,11 +11,13 @@ demo via `from_scalar_mlp`, so both engines print the same losses.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import sys
 import time
+from typing import Iterator
 
 import numpy as np
 
@@ -59,10 +61,15 @@ def run_demo(name: str, out: str = "out", steps: int | None = None,
 def train_digits(out: str | None = "out", steps: int = DIGITS_STEPS, seed: int = DIGITS_SEED,
                  batch_size: int = 32, lr: float = 1e-3, verbose: bool = True) -> float:
     """Train the digits MLP; print the confusion matrix; return the held-out accuracy."""
+    with _one_blas_thread():
+        return _train_digits(out, steps, seed, batch_size, lr, verbose)
+
+
+def _train_digits(out: str | None, steps: int, seed: int, batch_size: int, lr: float,
+                  verbose: bool) -> float:
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    _one_blas_thread()
     digits = load_digits()
     X = (digits.data / 16.0).astype(np.float32)  # pixels 0..16 -> 0..1
     y = digits.target.astype(np.int64)
@@ -212,12 +219,17 @@ def _plot_boundary(model: Sequential, X: np.ndarray, y: np.ndarray, path: str) -
 
 # --- helpers ---------------------------------------------------------------------------
 
-def _one_blas_thread() -> None:
-    """Small matrices train faster on one BLAS thread (no spinning workers)."""
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Small matrices train faster on one BLAS thread (no spinning workers); the caller's
+    setting comes back afterwards."""
     try:
-        T.set_num_threads(1)
-    except ImportError:
-        pass
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # only slower without it
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def _adam(params: list, lr: float):
