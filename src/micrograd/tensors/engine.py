@@ -278,7 +278,7 @@ class Tensor:
     # --- elementwise arithmetic: forward and local derivative side by side ------------
 
     def __add__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return _binary(self, b, "+", np.add, None, None)  # d/da = d/db = 1
@@ -290,7 +290,7 @@ class Tensor:
         return _binary(a, self, "+", np.add, None, None)
 
     def __sub__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return _binary(self, b, "-", np.subtract, None, lambda g, x, y, out: -g)
@@ -302,7 +302,7 @@ class Tensor:
         return _binary(a, self, "-", np.subtract, None, lambda g, x, y, out: -g)
 
     def __mul__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return _binary(self, b, "*", np.multiply, _mul_da, _mul_db)
@@ -314,7 +314,7 @@ class Tensor:
         return _binary(a, self, "*", np.multiply, _mul_da, _mul_db)
 
     def __truediv__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return _binary(self, b, "/", np.true_divide, _div_da, _div_db)
@@ -326,7 +326,7 @@ class Tensor:
         return _binary(a, self, "/", np.true_divide, _div_da, _div_db)
 
     def __pow__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return _binary(self, b, "**", np.power, _pow_da, _pow_db)
@@ -338,7 +338,7 @@ class Tensor:
         return _binary(a, self, "**", np.power, _pow_da, _pow_db)
 
     def __matmul__(self, other: ArrayLike) -> "Tensor":
-        b = _operand(other)
+        b = other if type(other) is Tensor else _operand(other)
         if b is NotImplemented:
             return NotImplemented
         return matmul(self, b)
@@ -488,8 +488,7 @@ class Tensor:
         x = self.data
         axes = _axes(dim, x.ndim)
         out = np.asarray(x.sum(axis=axes, keepdims=keepdim))
-        return _unary(self, out, "sum",
-                      lambda g: np.broadcast_to(_keep(g, axes, keepdim), x.shape))
+        return _unary(self, out, "sum", lambda g: _spread(_keep(g, axes, keepdim), x.shape))
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> "Tensor":
         """Mean over `dim` (all by default);  each input element gets grad / count."""
@@ -497,10 +496,11 @@ class Tensor:
         if x.dtype.kind != "f":
             raise TypeError(f"mean() needs a floating-point tensor, got {x.dtype}")
         axes = _axes(dim, x.ndim)
-        out = np.asarray(x.mean(axis=axes, keepdims=keepdim))
         count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
+            out = np.asarray(np.true_divide(x.sum(axis=axes, keepdims=keepdim), count))
         return _unary(self, out, "mean",
-                      lambda g: np.broadcast_to(_keep(g, axes, keepdim) / count, x.shape))
+                      lambda g: _spread(_keep(g, axes, keepdim) / count, x.shape))
 
     def max(self, dim: int | None = None, keepdim: bool = False) -> "Tensor | MaxMin":
         """The largest element; with `dim`, (values, indices) along it, as torch.max."""
@@ -609,23 +609,20 @@ def _leaf(data: np.ndarray) -> Tensor:
     return t
 
 
-def _node(data: np.ndarray, inputs: tuple, op: str, grad_fn: Callable) -> Tensor:
-    """The output of an op: records `inputs` and `grad_fn` if any input requires grad."""
+def _node(data: np.ndarray, inputs: tuple, op: str, grad_fn: Callable | None,
+          record: bool | None = None) -> Tensor:
+    """The output of an op. It records `inputs` and `grad_fn` when gradients are on and
+    `record` is true (None: when any input requires grad)."""
     t = _new(Tensor)
     t.data = data if type(data) is np.ndarray else np.asarray(data)
     t.grad = None
     t._op = op
-    if modes.grad_enabled:
-        for x in inputs:
-            if x._requires_grad:
-                t._requires_grad = True
-                t._prev = inputs
-                t._grad_fn = grad_fn
-                break
-        else:
-            t._requires_grad = False
-            t._prev = ()
-            t._grad_fn = None
+    if record is None:
+        record = any(x._requires_grad for x in inputs)
+    if record and modes.grad_enabled:
+        t._requires_grad = True
+        t._prev = inputs
+        t._grad_fn = grad_fn
     else:
         t._requires_grad = False
         t._prev = ()
@@ -645,15 +642,15 @@ def _send(t: Tensor, g: Any, shared: bool = False) -> None:
     if g.shape != data.shape:
         g = _unbroadcast(g, data.shape)
         shared = False
-    if g.dtype != data.dtype:
+    if g.dtype is not data.dtype and g.dtype != data.dtype:  # `is`: the cheap common case
         g = g.astype(data.dtype)
         shared = False
     old = t.grad
     if old is None:
         if type(g) is not np.ndarray:
             g = np.array(g)
-        elif t._grad_fn is None and (shared or g.base is not None or not g.flags.writeable):
-            g = g.copy()  # a leaf's .grad is its own writable array, as in PyTorch
+        elif t._grad_fn is None and (shared or g.base is not None):
+            g = g.copy()  # a leaf's .grad is its own array, not a view of another one
         t.grad = g
     else:
         total = old + g
@@ -678,6 +675,8 @@ def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
 def _unary(x: Tensor, data: np.ndarray, op: str, derivative: Callable | None) -> Tensor:
     """A one-input op: `derivative(g)` is d(out)/dx applied to out's gradient g
     (None: the gradient passes through unchanged)."""
+    if not x._requires_grad:
+        return _node(data, (x,), op, None, False)
 
     def grad_fn(node):
         g = node.grad
@@ -687,7 +686,7 @@ def _unary(x: Tensor, data: np.ndarray, op: str, derivative: Callable | None) ->
             else:
                 _send(x, derivative(g))
 
-    return _node(data, (x,), op, grad_fn)
+    return _node(data, (x,), op, grad_fn, True)
 
 
 def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
@@ -697,10 +696,15 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
     da(g, a, b, out) and db(...) give the gradient for each input before unbroadcasting;
     None means "g itself" (the derivative is 1).
     """
-    a_is_tensor = type(a) is Tensor
-    b_is_tensor = type(b) is Tensor
-    x = a.data if a_is_tensor else a
-    y = b.data if b_is_tensor else b
+    if type(a) is Tensor:
+        x, a_needs = a.data, a._requires_grad
+        if type(b) is Tensor:
+            y, b_needs, inputs = b.data, b._requires_grad, (a, b)
+        else:
+            y, b_needs, inputs = b, False, (a,)
+    else:
+        x, a_needs = a, False
+        y, b_needs, inputs = b.data, b._requires_grad, (b,)
     try:
         out = forward(x, y)
     except ValueError as error:
@@ -712,10 +716,8 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
                 "together (each trailing dimension must be equal or 1)"
             ) from error
         raise
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    a_needs = a_is_tensor and a._requires_grad
-    b_needs = b_is_tensor and b._requires_grad
+    if not (a_needs or b_needs):
+        return _node(out, inputs, op, None, False)
 
     def grad_fn(node):
         g = node.grad
@@ -726,8 +728,7 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
         if b_needs:
             _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
 
-    inputs = (a, b) if a_is_tensor and b_is_tensor else ((a,) if a_is_tensor else (b,))
-    return _node(out, inputs, op, grad_fn)
+    return _node(out, inputs, op, grad_fn, True)
 
 
 # Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
@@ -945,6 +946,13 @@ def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple | None:
         if not -ndim <= d < ndim:
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dimensions")
     return tuple(d % ndim for d in dims)
+
+
+def _spread(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """g broadcast to `shape`, as a new array (np.broadcast_to costs several µs more)."""
+    out = np.empty(shape, dtype=g.dtype)
+    out[...] = g
+    return out
 
 
 def _keep(g: np.ndarray, axes: tuple | None, keepdim: bool) -> np.ndarray:
