@@ -150,6 +150,18 @@ def test_in_place_update_under_no_grad_changes_the_parameter():
     np.testing.assert_allclose(p.data, [0.8, 1.6])
 
 
+def test_item_assignment_and_device_calls_work_as_in_pytorch_scripts():
+    x = micrograd.tensor([1.0, 2.0, 3.0])
+    x[1] = 5.0
+    assert x.to("cpu") is x and x.tolist() == [1.0, 5.0, 3.0]
+    p = micrograd.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="no_grad"):
+        p[0] = 0.0
+    model = nn.Sequential(nn.Linear(2, 3)).to("cpu").float()
+    assert all(q.dtype == np.float32 for q in model.parameters())
+    assert model(micrograd.tensor(np.ones((1, 2), np.float32))).dtype == np.float32
+
+
 def test_leaf_gradients_are_separate_writable_arrays():
     a = micrograd.tensor([1.0, 2.0], requires_grad=True)
     b = micrograd.tensor([3.0, 4.0], requires_grad=True)

@@ -228,7 +228,10 @@ class Tensor:
         return _unary(self, self.data.copy(), "clone", None)
 
     def to(self, dtype: Any) -> "Tensor":
-        """This tensor converted to `dtype` (gradients are converted back)."""
+        """This tensor converted to `dtype` (gradients are converted back); .to("cpu") is
+        accepted and changes nothing, since everything here lives on the CPU."""
+        if isinstance(dtype, str) and dtype == "cpu":
+            return self
         dtype = np.dtype(dtype)
         if dtype == self.data.dtype:
             return self
@@ -583,6 +586,11 @@ class Tensor:
             return full
 
         return _unary(self, out, "index", scatter)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """x[index] = value, for data outside the graph (or parameters under no_grad())."""
+        self._check_in_place("item assignment")
+        self.data[_index_arg(index)] = _raw(value)
 
     def __iter__(self):
         if self.data.ndim == 0:

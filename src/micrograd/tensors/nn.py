@@ -70,6 +70,21 @@ class Module:
         for p in self.parameters():
             p.grad = None if set_to_none else np.zeros_like(p.data)
 
+    def to(self, dtype: Any) -> "Module":
+        """Convert every parameter to `dtype` in place; .to("cpu") changes nothing."""
+        if isinstance(dtype, str) and dtype == "cpu":
+            return self
+        for p in self.parameters():
+            p.data = p.data.astype(dtype)
+            p.grad = None
+        return self
+
+    def float(self) -> "Module":
+        return self.to(np.float32)
+
+    def double(self) -> "Module":
+        return self.to(np.float64)
+
     def train(self, mode: bool = True) -> "Module":
         self.training = mode
         return self
