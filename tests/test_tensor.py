@@ -491,3 +491,22 @@ def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_p
         scalar_losses.append(total.data)
     np.testing.assert_allclose(tensor_losses, scalar_losses, rtol=1e-10)
     assert abs(tensor_losses[0] - 0.8958441) < 1e-6  # the notebook's published step-0 loss
+
+
+def test_demo_names_and_steps_are_checked(capsys):
+    from micrograd.tensors.demos import run_demo
+
+    assert run_demo("xor") == 2
+    assert run_demo("digits", steps=0) == 2
+    assert "digits" in capsys.readouterr().err
+
+
+def test_set_num_threads_limits_blas_and_checks_its_argument():
+    before = micrograd.tensors.get_num_threads()
+    try:
+        micrograd.tensors.set_num_threads(1)
+        assert micrograd.tensors.get_num_threads() == 1
+    finally:
+        micrograd.tensors.set_num_threads(before)
+    with pytest.raises(ValueError, match="positive int"):
+        micrograd.tensors.set_num_threads(0)
