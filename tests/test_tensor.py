@@ -111,6 +111,14 @@ def test_graph_is_freed_by_reference_counting_without_the_cycle_collector():
         loss.backward()
         del h, loss
         assert probe() is None
+        model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2))
+        hidden = model[1](model[0](x.reshape(1, 2)))
+        probes = [weakref.ref(hidden)]
+        loss = F.cross_entropy(model[2](hidden), [1]) + F.mse_loss(hidden, np.zeros((1, 3)))
+        probes.append(weakref.ref(loss))
+        loss.backward()
+        del hidden, loss
+        assert [p() for p in probes] == [None, None]
     finally:
         gc.enable()
 

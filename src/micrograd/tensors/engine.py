@@ -836,7 +836,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             db = np.matmul(np.swapaxes(A2, -1, -2), g)
             _send(b, _unbroadcast(db, B2.shape).reshape(B.shape))
 
-    return _node(out, (a, b), "@", grad_fn)
+    return _node(out, (a, b), "@", grad_fn, a._requires_grad or b._requires_grad)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

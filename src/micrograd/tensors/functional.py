@@ -62,7 +62,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
 
     inputs = (x, weight) if bias is None else (x, weight, bias)
-    return _node(out, inputs, "linear", grad_fn)
+    record = x._requires_grad or weight._requires_grad or (
+        bias is not None and bias._requires_grad)
+    return _node(out, inputs, "linear", grad_fn, record)
 
 
 def relu(x: Tensor) -> Tensor:
@@ -155,7 +157,7 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
             d *= g * scale
         _send(input, d)
 
-    return _node(loss, (input,), "cross_entropy", grad_fn)
+    return _node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
 
 
 def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
