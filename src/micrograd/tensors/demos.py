@@ -22,6 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from micrograd.autograd import no_grad
+from micrograd.optim import Adam
 from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
@@ -79,7 +80,7 @@ def _train_digits(out: str | None, steps: int, seed: int, batch_size: int, lr: f
     rng = np.random.default_rng(seed)
     model = Sequential(Linear(64, 128, dtype=np.float32, rng=rng), ReLU(),
                        Linear(128, 10, dtype=np.float32, rng=rng))
-    optimizer = _adam(model.parameters(), lr)
+    optimizer = Adam(model.parameters(), lr)
     loader = DataLoader(TensorDataset(X_train, y_train), batch_size=batch_size,
                         shuffle=True, seed=seed)
 
@@ -230,40 +231,6 @@ def _one_blas_thread() -> Iterator[None]:
         return
     with threadpool_limits(limits=1, user_api="blas"):
         yield
-
-
-def _adam(params: list, lr: float):
-    try:
-        from micrograd.optim import Adam
-    except ImportError:
-        return _FallbackAdam(params, lr)
-    return Adam(params, lr=lr)
-
-
-class _FallbackAdam:
-    """Adam for this demo only, used when micrograd.optim is not available."""
-
-    def __init__(self, params: list, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
-        self.params, self.lr, self.betas, self.eps = list(params), lr, betas, eps
-        self.m = [np.zeros_like(p.data) for p in self.params]
-        self.v = [np.zeros_like(p.data) for p in self.params]
-        self.t = 0
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    def step(self) -> None:
-        self.t += 1
-        b1, b2 = self.betas
-        for i, p in enumerate(self.params):
-            if p.grad is None:
-                continue
-            self.m[i] = b1 * self.m[i] + (1 - b1) * p.grad
-            self.v[i] = b2 * self.v[i] + (1 - b2) * p.grad * p.grad
-            m_hat = self.m[i] / (1 - b1 ** self.t)
-            v_hat = self.v[i] / (1 - b2 ** self.t)
-            p.data = p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
 
 class _NoProgress:
