@@ -92,6 +92,55 @@ def _is_finite(grad: Any) -> bool:
     return grad is None or bool(np.isfinite(grad).all())
 
 
+# Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
+def _mul_da(g, x, y, out):  # d(xy)/dx = y
+    return g * y
+
+
+def _mul_db(g, x, y, out):  # d(xy)/dy = x
+    return g * x
+
+
+def _div_da(g, x, y, out):  # d(x/y)/dx = 1/y
+    return g / y
+
+
+def _div_db(g, x, y, out):  # d(x/y)/dy = -x/y^2
+    return -g * x / (y * y)
+
+
+def _pow_da(g, x, y, out):  # d(x^y)/dx = y x^(y-1), 0 where y == 0 (as PyTorch)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        local = np.where(y == 0, 0, y * np.power(x, y - 1))
+    return g * local
+
+
+def _pow_db(g, x, y, out):  # d(x^y)/dy = x^y ln x, 0 where x == 0 and y >= 0 (as PyTorch)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        local = np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
+    return g * local
+
+
+def _operator_pair(op: str, forward: Callable, da: Callable | None,
+                   db: Callable | None) -> tuple[Callable, Callable]:
+    """Tensor's method for an arithmetic operator and its reflected twin (`t * 2` and
+    `2 * t`): both make the same `_binary` node, with the operands in written order."""
+
+    def method(self: "Tensor", other: ArrayLike) -> "Tensor":
+        b = other if type(other) is Tensor else _operand(other)
+        if b is NotImplemented:
+            return NotImplemented
+        return _binary(self, b, op, forward, da, db)
+
+    def reflected(self: "Tensor", other: ArrayLike) -> "Tensor":
+        a = _operand(other)
+        if a is NotImplemented:
+            return NotImplemented
+        return _binary(a, self, op, forward, da, db)
+
+    return method, reflected
+
+
 class Tensor:
     """An n-dimensional array that records the ops applied to it, for backward()."""
 
@@ -280,65 +329,12 @@ class Tensor:
 
     # --- elementwise arithmetic: forward and local derivative side by side ------------
 
-    def __add__(self, other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, "+", np.add, None, None)  # d/da = d/db = 1
-
-    def __radd__(self, other: ArrayLike) -> "Tensor":
-        a = _operand(other)
-        if a is NotImplemented:
-            return NotImplemented
-        return _binary(a, self, "+", np.add, None, None)
-
-    def __sub__(self, other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, "-", np.subtract, None, lambda g, x, y, out: -g)
-
-    def __rsub__(self, other: ArrayLike) -> "Tensor":
-        a = _operand(other)
-        if a is NotImplemented:
-            return NotImplemented
-        return _binary(a, self, "-", np.subtract, None, lambda g, x, y, out: -g)
-
-    def __mul__(self, other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, "*", np.multiply, _mul_da, _mul_db)
-
-    def __rmul__(self, other: ArrayLike) -> "Tensor":
-        a = _operand(other)
-        if a is NotImplemented:
-            return NotImplemented
-        return _binary(a, self, "*", np.multiply, _mul_da, _mul_db)
-
-    def __truediv__(self, other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, "/", np.true_divide, _div_da, _div_db)
-
-    def __rtruediv__(self, other: ArrayLike) -> "Tensor":
-        a = _operand(other)
-        if a is NotImplemented:
-            return NotImplemented
-        return _binary(a, self, "/", np.true_divide, _div_da, _div_db)
-
-    def __pow__(self, other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, "**", np.power, _pow_da, _pow_db)
-
-    def __rpow__(self, other: ArrayLike) -> "Tensor":
-        a = _operand(other)
-        if a is NotImplemented:
-            return NotImplemented
-        return _binary(a, self, "**", np.power, _pow_da, _pow_db)
+    # Each operator and its reflected twin (2 * t runs t.__rmul__(2)) come from one line.
+    __add__, __radd__ = _operator_pair("+", np.add, None, None)  # d/da = d/db = 1
+    __sub__, __rsub__ = _operator_pair("-", np.subtract, None, lambda g, x, y, out: -g)
+    __mul__, __rmul__ = _operator_pair("*", np.multiply, _mul_da, _mul_db)
+    __truediv__, __rtruediv__ = _operator_pair("/", np.true_divide, _div_da, _div_db)
+    __pow__, __rpow__ = _operator_pair("**", np.power, _pow_da, _pow_db)
 
     def __matmul__(self, other: ArrayLike) -> "Tensor":
         b = other if type(other) is Tensor else _operand(other)
@@ -737,35 +733,6 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
             _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
 
     return _node(out, inputs, op, grad_fn, True)
-
-
-# Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
-def _mul_da(g, x, y, out):  # d(xy)/dx = y
-    return g * y
-
-
-def _mul_db(g, x, y, out):  # d(xy)/dy = x
-    return g * x
-
-
-def _div_da(g, x, y, out):  # d(x/y)/dx = 1/y
-    return g / y
-
-
-def _div_db(g, x, y, out):  # d(x/y)/dy = -x/y^2
-    return -g * x / (y * y)
-
-
-def _pow_da(g, x, y, out):  # d(x^y)/dx = y x^(y-1), 0 where y == 0 (as PyTorch)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        local = np.where(y == 0, 0, y * np.power(x, y - 1))
-    return g * local
-
-
-def _pow_db(g, x, y, out):  # d(x^y)/dy = x^y ln x, 0 where x == 0 and y >= 0 (as PyTorch)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        local = np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
-    return g * local
 
 
 def _operand(other: Any) -> Any:
