@@ -240,6 +240,9 @@ def test_schedule_changes_the_update_size():
         (lambda: Adam([Value(1.0)], betas=(1.0, 0.999)), r"betas\[0\] must be in \[0, 1\)"),
         (lambda: AdamW([Value(1.0)], weight_decay=-1), "weight_decay"),
         (lambda: StepLR(SGD([Value(1.0)], lr=0.1), step_size=0), "step_size"),
+        (lambda: StepLR(SGD([Value(1.0)], lr=0.1), step_size=True), "step_size must be a positive int"),
+        (lambda: CosineAnnealingLR(SGD([Value(1.0)], lr=0.1), T_max=2.5), "T_max must be a positive int"),
+        (lambda: LinearDecay(SGD([Value(1.0)], lr=0.1), decay=0.9, steps=-1), "steps must be a positive int"),
     ],
 )
 def test_bad_settings_raise_value_error_saying_what_is_expected(make, message):

@@ -229,6 +229,11 @@ def _check_nonnegative(name: str, x: float) -> None:
         raise ValueError(f"{name} must be a number >= 0, got {x!r}")
 
 
+def _check_positive_int(name: str, n: int) -> None:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"{name} must be a positive int, got {n!r}")
+
+
 # ---------------------------------------------------------------------------------------
 # Learning-rate schedules. As in PyTorch: create the schedule after the optimizer (it sets
 # the step-0 learning rate at once), and call schedule.step() after every optimizer.step().
@@ -277,8 +282,7 @@ class LinearDecay(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, decay: float, steps: int, start: float | None = None
     ):
-        if not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"steps must be a positive int, got {steps!r}")
+        _check_positive_int("steps", steps)
         self.start = optimizer.lr if start is None else start
         self.decay = decay
         self.steps = steps
@@ -292,8 +296,7 @@ class StepLR(LRScheduler):
     """lr_k = base_lr * gamma ** (k // step_size), as torch.optim.lr_scheduler.StepLR."""
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1):
-        if not isinstance(step_size, int) or step_size < 1:
-            raise ValueError(f"step_size must be a positive int, got {step_size!r}")
+        _check_positive_int("step_size", step_size)
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer)
@@ -306,8 +309,7 @@ class CosineAnnealingLR(LRScheduler):
     """lr_k = eta_min + (base_lr - eta_min) (1 + cos(pi k / T_max)) / 2 (PyTorch's closed form)."""
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0):
-        if not isinstance(T_max, int) or T_max < 1:
-            raise ValueError(f"T_max must be a positive int, got {T_max!r}")
+        _check_positive_int("T_max", T_max)
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer)
