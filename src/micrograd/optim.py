@@ -84,7 +84,6 @@ class Optimizer:
         _check_nonnegative("lr", lr)
         self.lr = float(lr)
         self.state: dict[int, dict[str, Any]] = {}  # per parameter, keyed by id(p)
-        self.step_count = 0
 
     def zero_grad(self, set_to_none: bool = False) -> None:
         """Reset every gradient to zero (or to None, as PyTorch's set_to_none=True)."""
@@ -134,7 +133,6 @@ class SGD(Optimizer):
         self.nesterov = nesterov
 
     def step(self) -> None:
-        self.step_count += 1
         for p, g, state in self._active():
             if self.weight_decay != 0:
                 g = g + self.weight_decay * p.data  # L2 penalty folded into the gradient
@@ -178,7 +176,6 @@ class Adam(Optimizer):
         self.weight_decay = weight_decay
 
     def step(self) -> None:
-        self.step_count += 1
         beta1, beta2 = self.betas
         lr = self.lr
         for p, g, state in self._active():
