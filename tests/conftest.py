@@ -185,3 +185,52 @@ def assert_matches_central_difference(fn, xs):
     for i, g in enumerate(grads):
         numeric = central_difference(fn, xs, i)
         assert g == pytest.approx(numeric, rel=1e-6, abs=1e-6), f"d/dx{i} at {xs}"
+
+
+# ---------------------------------------------------------------------------------------
+# The lecture's two labelled graphs, shared by the trace, viz and HTML page tests
+# ---------------------------------------------------------------------------------------
+
+LECTURE_BIAS = 6.8813735870195432  # the lecture's b: makes n = 0.8814 and o = tanh(n) = 1/sqrt(2)
+
+
+def _labelled(value, label: str):
+    value.label = label
+    return value
+
+
+def lecture_expression(backward: bool = False):
+    """L = (a*b + c) * f with the lecture's labels and numbers (a=2, b=-3, c=10, f=-2)."""
+    from micrograd.engine import Value
+
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c, f = Value(10.0, label="c"), Value(-2.0, label="f")
+    e = _labelled(a * b, "e")
+    d = _labelled(e + c, "d")
+    L = _labelled(d * f, "L")
+    if backward:
+        L.backward()
+    return L
+
+
+def lecture_neuron(backward: bool = False):
+    """o = tanh(x1*w1 + x2*w2 + b), the lecture's neuron op by op, with its labels."""
+    from micrograd.engine import Value
+
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(LECTURE_BIAS, label="b")
+    x1w1 = _labelled(x1 * w1, "x1*w1")
+    x2w2 = _labelled(x2 * w2, "x2*w2")
+    n = _labelled(_labelled(x1w1 + x2w2, "x1*w1 + x2*w2") + b, "n")
+    o = _labelled(n.tanh(), "o")
+    if backward:
+        o.backward()
+    return o
+
+
+def nodes_by_label(root) -> dict:
+    """Every node of root's graph, keyed by its label."""
+    from micrograd.autograd import topological_order
+
+    return {node.label: node for node in topological_order(root)}

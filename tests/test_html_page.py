@@ -15,12 +15,14 @@ from micrograd.autograd import topological_order
 from micrograd.engine import Value
 from micrograd.viz import parse_expression, to_html
 
+from conftest import LECTURE_BIAS, lecture_neuron
+
 pytestmark = pytest.mark.browser
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
-B = 6.8813735870195432
+B = LECTURE_BIAS
 
 
 def _missing(what):
@@ -104,23 +106,6 @@ def assert_page_shows(page, snapshot):
 
 def step_counter(page):
     return page.inner_text("#mg-counter")
-
-
-def lecture_neuron():
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(B, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    s = x1w1 + x2w2
-    s.label = "x1*w1 + x2*w2"
-    n = s + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    return o
 
 
 def step_through_with_button(page, root):

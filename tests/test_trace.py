@@ -8,40 +8,11 @@ from micrograd.autograd import topological_order
 from micrograd.engine import Value, define_op, weighted_sum
 from micrograd.viz import trace, trace_expression, trace_steps
 
-
-def lecture_expression():
-    """L = (a*b + c) * f with the lecture's labels and numbers."""
-    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
-    c, f = Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    e.label = "e"
-    d = e + c
-    d.label = "d"
-    L = d * f
-    L.label = "L"
-    return L, dict(a=a, b=b, c=c, f=f, e=e, d=d)
-
-
-def lecture_neuron():
-    """The lecture's tanh neuron, op by op, with its labels."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    x1w1x2w2 = x1w1 + x2w2
-    x1w1x2w2.label = "x1*w1 + x2*w2"
-    n = x1w1x2w2 + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    return o, dict(x1=x1, x2=x2, w1=w1, w2=w2, b=b, n=n)
+from conftest import lecture_expression, lecture_neuron, nodes_by_label
 
 
 def test_lecture_chain_rule_lines_in_numbers():
-    L, _ = lecture_expression()
+    L = lecture_expression()
     text = trace(L)
     assert "f.grad += d.data * L.grad = 4.0 * 1.0 = 4.0" in text
     assert "d.grad += f.data * L.grad = (-2.0) * 1.0 = -2.0" in text
@@ -54,7 +25,8 @@ def test_lecture_chain_rule_lines_in_numbers():
 
 
 def test_lecture_expression_gradients_match_hand_worked_and_engine():
-    L, nodes = lecture_expression()
+    L = lecture_expression()
+    nodes = nodes_by_label(L)
     steps = trace_steps(L)
     hand_worked = dict(a=6.0, b=-4.0, c=-2.0, f=4.0, e=-2.0, d=-2.0)  # the lecture's table
     for name, expected in hand_worked.items():
@@ -65,7 +37,8 @@ def test_lecture_expression_gradients_match_hand_worked_and_engine():
 
 
 def test_lecture_neuron_gradients():
-    o, nodes = lecture_neuron()
+    o = lecture_neuron()
+    nodes = nodes_by_label(o)
     steps = trace_steps(o)
     text = str(steps)
     assert "n.grad += (1 - o.data**2) * o.grad = (1 - 0.707107**2) * 1.0 = 0.5" in text
@@ -76,7 +49,7 @@ def test_lecture_neuron_gradients():
 
 
 def test_steps_follow_the_order_backward_runs_the_nodes():
-    o, _ = lecture_neuron()
+    o = lecture_neuron()
     ran = []
     for node in topological_order(o):  # record the order in which the engine calls them
         if node._grad_fn is not None:
@@ -88,7 +61,8 @@ def test_steps_follow_the_order_backward_runs_the_nodes():
 
 
 def test_trace_does_not_change_grads():
-    L, nodes = lecture_expression()
+    L = lecture_expression()
+    nodes = nodes_by_label(L)
     L.backward()
     before = {name: node.grad for name, node in nodes.items()}
     trace(L)

@@ -19,6 +19,8 @@ from micrograd.viz import (
     to_mermaid,
 )
 
+from conftest import lecture_expression, lecture_neuron
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -31,42 +33,11 @@ def need_dot():
         pytest.skip("Graphviz `dot` is not installed")
 
 
-def lecture_expression():
-    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
-    c, f = Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    e.label = "e"
-    d = e + c
-    d.label = "d"
-    L = d * f
-    L.label = "L"
-    L.backward()
-    return L
-
-
 # label, data, grad of every value: the lecture's hand-worked table
 LECTURE_TABLE = [("a", "2.0000", "6.0000"), ("b", "-3.0000", "-4.0000"),
                  ("c", "10.0000", "-2.0000"), ("f", "-2.0000", "4.0000"),
                  ("e", "-6.0000", "-2.0000"), ("d", "4.0000", "-2.0000"),
                  ("L", "-8.0000", "1.0000")]
-
-
-def lecture_neuron():
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    s = x1w1 + x2w2
-    s.label = "x1*w1 + x2*w2"
-    n = s + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    o.backward()
-    return o
 
 
 NEURON_TABLE = [("x1", "2.0000", "-1.5000"), ("w1", "-3.0000", "1.0000"),
@@ -85,7 +56,7 @@ GRAPHS = [(lecture_expression, LECTURE_TABLE, ["*", "+", "*"], 3 + 6),
 def test_draw_dot_has_every_value_with_data_and_grad(build, table, ops, arrows):
     import graphviz
 
-    picture = draw_dot(build())
+    picture = draw_dot(build(backward=True))
     assert isinstance(picture, graphviz.Digraph)
     source = picture.source
     for label, data, grad in table:
@@ -101,7 +72,7 @@ def test_draw_dot_has_every_value_with_data_and_grad(build, table, ops, arrows):
 @pytest.mark.parametrize("build, table, ops, arrows", GRAPHS,
                          ids=["L=(a*b+c)*f", "tanh neuron"])
 def test_mermaid_has_every_value_with_data_and_grad(build, table, ops, arrows):
-    text = to_mermaid(build())
+    text = to_mermaid(build(backward=True))
     assert text.startswith("flowchart LR\n")
     for label, data, grad in table:
         assert f'["{label} | data {data} | grad {grad}"]' in text
@@ -110,14 +81,14 @@ def test_mermaid_has_every_value_with_data_and_grad(build, table, ops, arrows):
 
 
 def test_dot_source_without_the_graphviz_package_matches_draw_dot_records():
-    L = lecture_expression()
+    L = lecture_expression(backward=True)
     records = lambda s: sorted(re.findall(r"\{ .*? \}", s))  # noqa: E731
     assert records(dot_source(L)) == records(draw_dot(L).source)
 
 
 def test_svg_output_parses_as_xml_with_the_numbers():
     need_dot()
-    svg = draw_dot(lecture_expression()).pipe(format="svg")
+    svg = draw_dot(lecture_expression(backward=True)).pipe(format="svg")
     root = ET.fromstring(svg)
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     assert "grad 6.0000" in texts and "data -8.0000" in texts
@@ -125,13 +96,13 @@ def test_svg_output_parses_as_xml_with_the_numbers():
 
 def test_jupyter_shows_the_picture_inline():
     need_dot()
-    bundle = draw_dot(lecture_expression())._repr_mimebundle_()
+    bundle = draw_dot(lecture_expression(backward=True))._repr_mimebundle_()
     assert "grad 6.0000" in bundle["image/svg+xml"]
 
 
 def test_png_output_has_the_png_signature(tmp_path):
     need_dot()
-    path = draw_dot(lecture_neuron(), format="png").render(tmp_path / "neuron")
+    path = draw_dot(lecture_neuron(backward=True), format="png").render(tmp_path / "neuron")
     assert Path(path).read_bytes()[:8] == PNG_SIGNATURE
 
 
@@ -139,7 +110,7 @@ def test_missing_dot_program_says_how_to_install_and_keeps_the_source(monkeypatc
     import graphviz
 
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no `dot` anywhere
-    picture = draw_dot(lecture_expression())
+    picture = draw_dot(lecture_expression(backward=True))
     with pytest.raises(graphviz.ExecutableNotFound) as caught:
         picture.pipe()
     assert "apt install graphviz" in str(caught.value) and "\n" not in str(caught.value)
@@ -152,7 +123,7 @@ def test_missing_dot_program_says_how_to_install_and_keeps_the_source(monkeypatc
 def test_missing_graphviz_package_says_what_to_pip_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "graphviz", None)
     with pytest.raises(ImportError, match="pip install graphviz"):
-        draw_dot(lecture_expression())
+        draw_dot(lecture_expression(backward=True))
 
 
 def test_unlabelled_values_get_short_stable_names():
@@ -207,7 +178,7 @@ def test_max_depth_cuts_and_says_how_much_is_hidden():
 
 
 def test_bad_arguments_are_clear_errors():
-    L = lecture_expression()
+    L = lecture_expression(backward=True)
     with pytest.raises(ValueError, match="rankdir"):
         draw_dot(L, rankdir="XY")
     with pytest.raises(ValueError, match="format"):
@@ -282,5 +253,5 @@ def test_html_page_of_a_graph_too_big_for_graphviz_uses_the_column_layout(monkey
 
     monkeypatch.setattr(html_module, "DOT_LAYOUT_LIMIT", 5)
     with pytest.warns(UserWarning, match="column layout"):
-        page = html_module.html_page(lecture_neuron())
+        page = html_module.html_page(lecture_neuron(backward=True))
     assert '<g id="n0" class="node">' in page and "grad 0.0000" in page
