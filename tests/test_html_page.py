@@ -15,7 +15,7 @@ from micrograd.autograd import topological_order
 from micrograd.engine import Value
 from micrograd.viz import parse_expression, to_html
 
-from conftest import LECTURE_BIAS, lecture_neuron
+from conftest import LECTURE_BIAS, lecture_neuron, require
 
 pytestmark = pytest.mark.browser
 
@@ -25,21 +25,14 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 B = LECTURE_BIAS
 
 
-def _missing(what):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is missing; CI must install it (scripts/system-deps.sh, .[test])")
-    pytest.skip(f"{what} is not installed")
-
-
 @pytest.fixture(scope="module")
 def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _missing("the playwright Python package")
+        require(False, "the playwright Python package (pip install -e '.[test]')")
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.path.exists(chromium):
-        _missing("Chromium (/usr/bin/chromium)")
+    require(os.path.exists(chromium), "Chromium (/usr/bin/chromium; scripts/system-deps.sh)")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield launched

@@ -2,7 +2,6 @@
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -19,18 +18,10 @@ from micrograd.viz import (
     to_mermaid,
 )
 
-from conftest import lecture_expression, lecture_neuron
+from conftest import lecture_expression, lecture_neuron, require_tool
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-
-
-def need_dot():
-    """Graphviz's dot: skip locally when missing, but under CI=true a missing dot fails."""
-    if shutil.which("dot") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Graphviz `dot` is missing; CI must install it (scripts/system-deps.sh)")
-        pytest.skip("Graphviz `dot` is not installed")
 
 
 # label, data, grad of every value: the lecture's hand-worked table
@@ -87,7 +78,7 @@ def test_dot_source_without_the_graphviz_package_matches_draw_dot_records():
 
 
 def test_svg_output_parses_as_xml_with_the_numbers():
-    need_dot()
+    require_tool("dot")
     svg = draw_dot(lecture_expression(backward=True)).pipe(format="svg")
     root = ET.fromstring(svg)
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
@@ -95,13 +86,13 @@ def test_svg_output_parses_as_xml_with_the_numbers():
 
 
 def test_jupyter_shows_the_picture_inline():
-    need_dot()
+    require_tool("dot")
     bundle = draw_dot(lecture_expression(backward=True))._repr_mimebundle_()
     assert "grad 6.0000" in bundle["image/svg+xml"]
 
 
 def test_png_output_has_the_png_signature(tmp_path):
-    need_dot()
+    require_tool("dot")
     path = draw_dot(lecture_neuron(backward=True), format="png").render(tmp_path / "neuron")
     assert Path(path).read_bytes()[:8] == PNG_SIGNATURE
 
@@ -146,7 +137,7 @@ def test_repeated_labels_are_told_apart():
 
 
 def test_record_syntax_in_labels_is_escaped():
-    need_dot()
+    require_tool("dot")
     x = Value(1.0, label="a|b{c}<d>")
     svg = draw_dot(x * 2).pipe(format="svg").decode()
     assert "a|b{c}&lt;d&gt;" in svg
@@ -190,7 +181,7 @@ def test_bad_arguments_are_clear_errors():
 @pytest.mark.parametrize("suffix", [".dot", ".mmd", ".html", ".svg", ".png"])
 def test_render_expression_writes_each_format(tmp_path, suffix):
     if suffix in (".svg", ".png"):
-        need_dot()
+        require_tool("dot")
     path = render_expression("L = (d := (e := a*b) + c)*f", dict(a=2, b=-3, c=10, f=-2),
                              tmp_path / f"graph{suffix}")
     data = Path(path).read_bytes()
@@ -248,7 +239,7 @@ def test_importing_viz_needs_no_graphviz_and_engines_do_not_import_viz():
 
 
 def test_html_page_of_a_graph_too_big_for_graphviz_uses_the_column_layout(monkeypatch):
-    need_dot()
+    require_tool("dot")
     import micrograd.viz.html as html_module
 
     monkeypatch.setattr(html_module, "DOT_LAYOUT_LIMIT", 5)
