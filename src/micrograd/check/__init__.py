@@ -44,7 +44,8 @@ def split_target(target: str) -> tuple[str, str | None]:
 def notebook_to_source(text: str, name: str) -> tuple[str, list[str]]:
     """The code cells of a .ipynb joined into one script, and where each line came from.
 
-    IPython magics (%, !) become comments, so the script is plain Python. Nothing is run.
+    IPython magics (%, !) become `pass  # magic`, so the script is plain Python and an
+    indented block keeps its body. Nothing is run.
     """
     try:
         notebook = json.loads(text)
@@ -53,11 +54,9 @@ def notebook_to_source(text: str, name: str) -> tuple[str, list[str]]:
         raise ValueError(f"{name}: not a Jupyter notebook (expected JSON with 'cells'): {error}")
     lines: list[str] = []
     origin: list[str] = []
-    code_index = 0
     for cell_number, cell in enumerate(cells, start=1):
         if cell.get("cell_type") != "code":
             continue
-        code_index += 1
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
         lines.append(f"# %% cell {cell_number}")
@@ -155,9 +154,9 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
             return Report(text_path, None, "the file could not be parsed", [probe],
                           seconds=time.monotonic() - started)
 
-        records, events, returncode, timed_out = _run_child(
+        records, returncode, timed_out = _run_child(
             learner, root, module_name, class_name, workdir, timeout, probe_timeout, memory_mb)
-        report = _assemble(text_path, records, events, returncode, timed_out, place)
+        report = _assemble(text_path, records, returncode, timed_out, place)
         report.probes += _source_probes(findings, place)
         for probe in report.probes:  # a course can insist on ops: missing ones then fail
             if probe.status == "missing" and (probe.diagnosis or "")[len("missing-"):] in required:
@@ -197,18 +196,17 @@ def _run_child(learner: Path, root: str, module_name: str | None, class_name: st
             except ProcessLookupError:
                 pass
             returncode = child.wait()
-    records, events = [], []
+    records = []
     if results.exists():
         for line in results.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 records.append(json.loads(line))
             except ValueError:  # a line cut short by the kill
                 continue
-    events = [r.get("event") for r in records]
-    return records, events, returncode, timed_out
+    return records, returncode, timed_out
 
 
-def _assemble(path: str, records: list[dict], events: list, returncode: int, timed_out: bool,
+def _assemble(path: str, records: list[dict], returncode: int, timed_out: bool,
               place) -> Report:
     probes: list[ProbeResult] = []
     class_name, how = None, "the file was not loaded"
@@ -275,8 +273,7 @@ def _source_probes(findings, place) -> list[ProbeResult]:
 def run_check(path: str, as_json: bool = False, junit: str | None = None,
               timeout: float = 20.0, require: str | Sequence[str] | None = None) -> int:
     """The `micrograd check` command: print the report; exit 0 only if no probe failed."""
-    target, class_name = split_target(path) if not Path(path).exists() else (path, None)
-    report = check_engine(target, class_name=class_name, timeout=timeout, require=require)
+    report = check_engine(path, timeout=timeout, require=require)  # it splits 'file.py:Class'
     if as_json:
         print(report.to_json())
     else:
