@@ -560,16 +560,13 @@ def run_probe(probe: Probe, cls: type, failed: dict) -> dict:
 
 
 def _run_probe(probe: Probe, cls: type) -> dict:
-    record = {"id": probe.id, "group": probe.group, "expression": probe.expression(),
-              "op": probe.op, "status": "pass", "diagnosis": None, "got": None,
-              "expected": None, "detail": "", "line": None}
+    record = _record(probe.id, probe.group, probe.expression(), op=probe.op, got=None,
+                     expected=None)
     # __add__ without __radd__ is the textbook's pitfall 4, a failure: run it, show the TypeError
     lacking = [c for c in probe.needs if not has_capability(cls, c)
                and not (c in ("radd", "rmul") and has_capability(cls, c[1:]))]
     if lacking:
-        record.update(status="missing", diagnosis=f"missing-{lacking[0]}",
-                      detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
-        return record
+        return _missing(record, lacking[0], ", ".join(CAPABILITY[c] for c in lacking))
     names, xs = list(probe.inputs), list(probe.inputs.values())
     want = probe.fn(F, *xs)
     want_grads = central_differences(probe.fn, xs)
@@ -697,6 +694,18 @@ def _backward_of(node: Any) -> Any:
         return None
 
 
+def _record(pid: str, group: str, expression: str, **fields: Any) -> dict:
+    """A probe's result, passing until one of its checks says otherwise."""
+    return {"id": pid, "group": group, "expression": expression, "status": "pass",
+            "diagnosis": None, "detail": "", "line": None, **fields}
+
+
+def _missing(record: dict, capability: str, needs: str) -> dict:
+    """The probe cannot run: the engine lacks an op (a failure only under --require)."""
+    record.update(status="missing", diagnosis=f"missing-{capability}", detail=f"needs {needs}")
+    return record
+
+
 def _fail(record: dict, diag: str, detail: str, line: int | None = None) -> dict:
     record.update(status="fail", diagnosis=diag, detail=detail, line=line)
     return record
@@ -723,8 +732,7 @@ def op_line(cls: type, diag: str, op: str) -> int | None:
 # --------------------------------------------------------------------------------------
 
 def probe_construct(cls: type) -> dict:
-    record = {"id": "construct", "group": "basics", "expression": f"{cls.__name__}(2.0)",
-              "status": "pass", "diagnosis": None, "detail": "", "line": None}
+    record = _record("construct", "basics", f"{cls.__name__}(2.0)")
     v = cls(2.0)
     got = {"data": number_or_repr(getattr(v, "data", "<missing>")),
            "grad": number_or_repr(getattr(v, "grad", "<missing>"))}
@@ -739,9 +747,7 @@ def probe_construct(cls: type) -> dict:
 
 
 def probe_mutable_default(cls: type) -> dict:
-    record = {"id": "default-children", "group": "basics",
-              "expression": f"inspect.signature({cls.__name__}.__init__)",
-              "status": "pass", "diagnosis": None, "detail": "", "line": None}
+    record = _record("default-children", "basics", f"inspect.signature({cls.__name__}.__init__)")
     try:
         params = inspect.signature(cls.__init__).parameters.values()
     except (TypeError, ValueError):
@@ -765,11 +771,9 @@ def probe_backward_twice(cls: type, same_graph: bool) -> dict:
     pid = "backward-same-graph-twice" if same_graph else "backward-fresh-graphs"
     text = ("t = a*b; y = t + c; y.backward(); y.backward()" if same_graph else
             "(a*b).backward(); (a*b).backward()   (two fresh graphs, same leaves)")
-    record = {"id": pid, "group": "backward", "expression": text + "   with a = 2, b = -3, c = 1",
-              "status": "pass", "diagnosis": None, "detail": "", "line": None}
+    record = _record(pid, "backward", text + "   with a = 2, b = -3, c = 1")
     if not (has_capability(cls, "mul") and has_capability(cls, "add")):
-        record.update(status="missing", diagnosis="missing-mul", detail="needs __add__, __mul__")
-        return record
+        return _missing(record, "mul", "__add__, __mul__")
     a, b, c = cls(2.0), cls(-3.0), cls(1.0)
     if same_graph:
         y = a * b + c
@@ -798,12 +802,9 @@ def probe_backward_twice(cls: type, same_graph: bool) -> dict:
 
 
 def probe_tanh_range(cls: type) -> dict:
-    record = {"id": "tanh-range", "group": "ops",
-              "expression": "a.tanh() for a in (30, -30, 400, -400)",
-              "status": "pass", "diagnosis": None, "detail": "", "line": None}
+    record = _record("tanh-range", "ops", "a.tanh() for a in (30, -30, 400, -400)")
     if not has_capability(cls, "tanh"):
-        record.update(status="missing", diagnosis="missing-tanh", detail="needs tanh")
-        return record
+        return _missing(record, "tanh", "tanh")
     got = {}
     for x in (30.0, -30.0, 400.0, -400.0):
         try:
@@ -824,12 +825,10 @@ def probe_tanh_range(cls: type) -> dict:
 
 
 def probe_seed(cls: type) -> dict:
-    record = {"id": "seed-gradient", "group": "backward",
-              "expression": "y = a * b; y.backward(); y.grad   with a = 2, b = -3",
-              "status": "pass", "diagnosis": None, "detail": "", "line": None}
+    record = _record("seed-gradient", "backward",
+                     "y = a * b; y.backward(); y.grad   with a = 2, b = -3")
     if not has_capability(cls, "mul"):
-        record.update(status="missing", diagnosis="missing-mul", detail="needs __mul__")
-        return record
+        return _missing(record, "mul", "__mul__")
     a, b = cls(2.0), cls(-3.0)
     y = a * b
     y.backward()
@@ -883,9 +882,8 @@ def nn_probes(module, cls, emit_start, emit) -> None:
     mlp_cls = getattr(module, "MLP", None)
     if not isinstance(mlp_cls, type):
         return
-    base = {"group": "nn", "status": "pass", "diagnosis": None, "detail": "", "line": None}
     emit_start("nn-parameter-count")
-    record = dict(base, id="nn-parameter-count", expression="len(MLP(3, [4, 4, 1]).parameters())")
+    record = _record("nn-parameter-count", "nn", "len(MLP(3, [4, 4, 1]).parameters())")
     try:
         mlp = mlp_cls(3, [4, 4, 1])
         params = _params(mlp)
@@ -906,8 +904,8 @@ def nn_probes(module, cls, emit_start, emit) -> None:
     for p, w in zip(params, weights):
         p.data = w
     emit_start("nn-forward")
-    record = dict(base, id="nn-forward",
-                  expression="MLP(3, [4, 4, 1]) with fixed weights, on x = [2.0, 3.0, -1.0]")
+    record = _record("nn-forward", "nn",
+                     "MLP(3, [4, 4, 1]) with fixed weights, on x = [2.0, 3.0, -1.0]")
     out = mlp([cls(v) for v in XS[0]])
     got = getattr(out, "data", out)
     arch = None
@@ -931,9 +929,9 @@ def nn_probes(module, cls, emit_start, emit) -> None:
     emit(record)
 
     emit_start("nn-training-step")
-    record = dict(base, id="nn-training-step",
-                  expression="loss = sum((mlp(x) - y)**2 over the lecture's 4 examples); "
-                             "loss.backward(); p.data -= 0.05 * p.grad")
+    record = _record("nn-training-step", "nn",
+                     "loss = sum((mlp(x) - y)**2 over the lecture's 4 examples); "
+                     "loss.backward(); p.data -= 0.05 * p.grad")
     for p in params:
         p.grad = 0.0
     loss = sum(((mlp([cls(v) for v in x]) - y) ** 2 for x, y in zip(XS, YS)), cls(0.0))
@@ -958,7 +956,7 @@ def nn_probes(module, cls, emit_start, emit) -> None:
 
     if callable(getattr(mlp, "zero_grad", None)):
         emit_start("nn-zero-grad")
-        record = dict(base, id="nn-zero-grad", expression="loss.backward(); mlp.zero_grad()")
+        record = _record("nn-zero-grad", "nn", "loss.backward(); mlp.zero_grad()")
         loss = sum(((mlp([cls(v) for v in x]) - y) ** 2 for x, y in zip(XS, YS)), cls(0.0))
         loss.backward()
         mlp.zero_grad()
