@@ -382,6 +382,15 @@ def test_bridge_scalar_mlp_and_tensor_mlp_agree_to_1e_12():
             np.testing.assert_allclose(linear.bias.grad, b_grad, rtol=1e-12, atol=1e-12)
 
 
+def test_module_reprs_read_as_pytorch_prints_them():
+    ours = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.Identity(),
+                         nn.Linear(3, 1, bias=False))
+    theirs = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(), torch.nn.Tanh(),
+                                 torch.nn.Sigmoid(), torch.nn.Identity(),
+                                 torch.nn.Linear(3, 1, bias=False))
+    assert repr(ours) == repr(theirs)
+
+
 # --- data ---------------------------------------------------------------------------------
 
 def test_dataloader_visits_every_row_once_per_epoch_in_a_seeded_order():

@@ -92,6 +92,9 @@ class Module:
     def eval(self) -> "Module":
         return self.train(False)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"  # what PyTorch shows for a module without settings
+
 
 def _collect_parameters(value: Any, name: str, found: list) -> None:
     if isinstance(value, Tensor):
@@ -162,32 +165,20 @@ class ReLU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return x.relu()
 
-    def __repr__(self) -> str:
-        return "ReLU()"
-
 
 class Tanh(Module):
     def forward(self, x: Tensor) -> Tensor:
         return x.tanh()
-
-    def __repr__(self) -> str:
-        return "Tanh()"
 
 
 class Sigmoid(Module):
     def forward(self, x: Tensor) -> Tensor:
         return x.sigmoid()
 
-    def __repr__(self) -> str:
-        return "Sigmoid()"
-
 
 class Identity(Module):
     def forward(self, x: Tensor) -> Tensor:
         return x
-
-    def __repr__(self) -> str:
-        return "Identity()"
 
 
 _ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
