@@ -391,6 +391,17 @@ def test_module_reprs_read_as_pytorch_prints_them():
     assert repr(ours) == repr(theirs)
 
 
+def test_bridge_leaves_the_default_generator_alone():
+    from micrograd.nn import MLP
+
+    scalar = MLP(3, [4, 1], rng=random.Random(0))
+    micrograd.manual_seed(5)
+    expected = micrograd.randn(3).data
+    micrograd.manual_seed(5)
+    nn.from_scalar_mlp(scalar)  # its weights are copied, so it has no reason to draw
+    np.testing.assert_array_equal(micrograd.randn(3).data, expected)
+
+
 # --- data ---------------------------------------------------------------------------------
 
 def test_dataloader_visits_every_row_once_per_epoch_in_a_seeded_order():

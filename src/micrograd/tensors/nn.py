@@ -193,7 +193,10 @@ def from_scalar_mlp(mlp: Any, dtype: Any = np.float64) -> Sequential:
     modules: list[Module] = []
     for layer in mlp.layers:
         neurons = layer.neurons
-        linear = Linear(len(neurons[0].w), len(neurons), dtype=dtype)
+        # a throwaway generator: the drawn weights are overwritten at once, and drawing them
+        # from the default one would shift every later randn() of a seeded script
+        linear = Linear(len(neurons[0].w), len(neurons), dtype=dtype,
+                        rng=np.random.default_rng(0))
         linear.weight.data = np.array([[w.data for w in n.w] for n in neurons], dtype=dtype)
         linear.bias.data = np.array([n.b.data for n in neurons], dtype=dtype)
         modules.append(linear)
