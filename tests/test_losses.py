@@ -251,3 +251,34 @@ def test_logistic_on_an_array_valued_node_matches_torch_including_the_gradient_a
     assert loss.item() == pytest.approx(ref.item(), rel=1e-12)
     # 0.5 - 0.5 + tiny loses the tiny part's relative precision: absolute accuracy 1e-16
     np.testing.assert_allclose(scores.grad.numpy(), reference.grad.numpy(), rtol=1e-12, atol=1e-16)
+
+
+def test_tensor_scores_take_0_1_labels_as_the_list_form_does():
+    import micrograd
+
+    labels01 = [1, 0, 0, 1, 1]  # SIGNS written as 0/1
+    y = torch.tensor(SIGNS, dtype=torch.float64)
+    ref_scores = torch.tensor(SCORES, dtype=torch.float64)
+    for labels in (micrograd.tensor(labels01), np.array(labels01), labels01):
+        scores = micrograd.tensor(SCORES, requires_grad=True)
+        loss = hinge_loss(scores, labels)
+        assert loss.item() == pytest.approx(torch.relu(1 - y * ref_scores).mean().item(), rel=1e-15)
+        logistic = logistic_loss(micrograd.tensor(SCORES), labels)
+        ref = F.binary_cross_entropy_with_logits(ref_scores, torch.tensor(labels01, dtype=torch.float64))
+        assert logistic.item() == pytest.approx(ref.item(), rel=1e-12)
+
+
+@pytest.mark.parametrize("loss", [mse, hinge_loss, logistic_loss])
+def test_tensor_column_against_a_row_of_targets_is_refused_not_broadcast(loss):
+    import micrograd
+
+    column = micrograd.tensor([[0.5], [-1.0], [2.0]])  # a model's (N, 1) output
+    with pytest.raises(ValueError, match=r"shape \(3, 1\) but .* shape \(3,\).*same shape"):
+        loss(column, micrograd.tensor([1.0, -1.0, 1.0]))
+
+
+def test_tensor_scores_refuse_labels_other_than_plus_minus_one_or_zero():
+    import micrograd
+
+    with pytest.raises(ValueError, match=r"labels must be \+1 or -1 \(or 1 / 0\), got 2"):
+        hinge_loss(micrograd.tensor([0.5, -1.0]), micrograd.tensor([1, 2]))

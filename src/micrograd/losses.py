@@ -75,6 +75,7 @@ def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
     """Mean squared error: (1/n) sum (p_i - t_i)^2. reduction="sum" is the lecture's loss."""
     _check_reduction(reduction)
     if _is_array_node(predictions):
+        _check_same_shape(predictions, targets, "mse", "predictions", "targets")
         diff = predictions - targets
         return _reduce_node(diff * diff, reduction)
     preds, ts = _pair(predictions, targets, "mse", "predictions", "targets")
@@ -85,6 +86,7 @@ def hinge_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
     """Max-margin (SVM) loss: (1/n) sum relu(1 - y_i s_i), labels y = +1/-1."""
     _check_reduction(reduction)
     if _is_array_node(scores):
+        labels = _sign_labels_for(scores, labels, "hinge_loss")
         return _reduce_node((1 - labels * scores).relu(), reduction)
     ss, ys = _pair(scores, labels, "hinge_loss", "scores", "labels")
     ys = [_sign_label(y, "hinge_loss") for y in ys]
@@ -98,8 +100,9 @@ def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Value | 
     Equals binary cross-entropy of sigmoid(s), but is finite for any score (s = +-1000 too).
     """
     _check_reduction(reduction)
-    if _is_array_node(scores):  # labels: an array of +1/-1
-        return _reduce_node(_softplus_composed(-labels * scores), reduction)
+    if _is_array_node(scores):
+        labels = _sign_labels_for(scores, labels, "logistic_loss")
+        return _reduce_node(_softplus_composed(-(labels * scores)), reduction)  # labels may be a list
     ss, ys = _pair(scores, labels, "logistic_loss", "scores", "labels")
     ys = [_sign_label(y, "logistic_loss") for y in ys]
     return _reduce([softplus(-y * s) for s, y in zip(ss, ys)], reduction)
@@ -196,6 +199,44 @@ def _sign_label(y: Any, where: str) -> float:
     if value == -1 or value == 0:
         return -1.0
     raise ValueError(f"{where}: labels must be +1 or -1 (or 1 / 0), got {value!r}")
+
+
+def _nested_shape(x: Any) -> tuple:
+    """The shape of a number (()) or of nested lists of numbers."""
+    if isinstance(x, (list, tuple)):
+        return (len(x),) + (_nested_shape(x[0]) if x else ())
+    return ()
+
+
+def _check_same_shape(node: Any, other: Any, where: str, node_name: str, other_name: str) -> None:
+    """Refuse what broadcasting would silently accept: (N, 1) scores against (N,) labels
+    compare every score with every label, an (N, N) loss that trains the wrong thing."""
+    shape = tuple(other.shape) if hasattr(other, "shape") else _nested_shape(other)
+    expected = tuple(node.shape)
+    if shape and shape != expected:
+        raise ValueError(
+            f"{where}: {node_name} of shape {expected} but {other_name} of shape {shape}; "
+            f"they must have the same shape (reshape, e.g. {node_name}.reshape(-1))"
+        )
+
+
+def _sign_labels_for(scores: Any, labels: Any, where: str) -> Any:
+    """Labels for an array node of scores: the same shape, each +1/-1 or 0 (read as -1)."""
+    _check_same_shape(scores, labels, where, "scores", "labels")
+    is_array = hasattr(labels, "tolist")
+    values = labels.tolist() if is_array else labels
+    signs = _map_nested(lambda y: _sign_label(y, where), values)
+    if signs == values:
+        return labels  # already +1/-1: used as given, so the numbers stay bit-identical
+    # y^2 + y - 1 maps 1 -> 1, 0 -> -1 and -1 -> -1 exactly, with array arithmetic only
+    return labels * labels + labels - 1 if is_array else signs
+
+
+def _map_nested(f: Any, x: Any) -> Any:
+    """f applied to every number in x (a number or nested lists of numbers)."""
+    if isinstance(x, (list, tuple)):
+        return [_map_nested(f, item) for item in x]
+    return f(x)
 
 
 def _check_reduction(reduction: str) -> None:
