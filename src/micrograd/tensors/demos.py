@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from micrograd.autograd import no_grad
-from micrograd.optim import Adam
+from micrograd.optim import SGD, Adam, LinearDecay
 from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
@@ -170,6 +170,8 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
     random.seed(seed)  # and Python's, which the scalar MLP draws its weights from
     model = from_scalar_mlp(MLP(2, [16, 16, 1]))
     params = model.parameters()
+    optimizer = SGD(params, lr=1.0)
+    schedule = LinearDecay(optimizer, decay=0.9, steps=steps)  # the scalar demo's 1 - 0.9 k/steps
     inputs, labels = T.tensor(X), T.tensor(y.astype(np.float64))
     losses = []
     for k in range(steps):
@@ -180,9 +182,8 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
         accuracy = float(((scores.data > 0) == (y > 0)).mean())
         model.zero_grad()
         total.backward()
-        learning_rate = 1.0 - 0.9 * k / 100
-        for p in params:
-            p.data = p.data - learning_rate * p.grad
+        optimizer.step()
+        schedule.step()
         losses.append(total.item())
         if verbose:
             print(f"step {k:>{len(str(steps - 1))}}  loss {total.item():.6f}  "
