@@ -490,6 +490,25 @@ def test_digits_accuracy_is_computed_against_the_held_out_labels():
     assert rows == [["0", "1", "0", "0"], ["1", "0", "1", "1"], ["2", "0", "0", "1"]]
 
 
+def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch):
+    from conftest import require_module
+
+    Figure = require_module("matplotlib.figure").Figure
+
+    from micrograd.tensors.demos import _plot_misclassified
+
+    titles = []
+    original = Figure.suptitle
+    monkeypatch.setattr(Figure, "suptitle",
+                        lambda fig, text, **kw: (titles.append(text), original(fig, text, **kw))[1])
+    true = np.zeros(50, dtype=int)
+    images = np.zeros((50, 8, 8))
+    _plot_misclassified(images, true, np.ones(50, dtype=int), str(tmp_path / "50.png"))
+    _plot_misclassified(images, true, np.r_[np.ones(3, dtype=int), true[3:]], str(tmp_path / "3.png"))
+    assert "(the first 40 of 50)" in titles[0]  # 50 wrong, 40 drawn
+    assert "(3)" in titles[1]
+
+
 def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_path):
     from sklearn.datasets import make_moons
 

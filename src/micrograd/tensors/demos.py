@@ -138,7 +138,8 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
     except ImportError:
         print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
         return False
-    wrong = np.flatnonzero(true != predicted)[:40]
+    all_wrong = np.flatnonzero(true != predicted)
+    wrong = all_wrong[:40]  # a readable page; the title says when there are more
     columns = 10
     rows = max(1, math.ceil(len(wrong) / columns))
     fig, axes = plt.subplots(rows, columns, figsize=(columns * 1.1, rows * 1.3 + 0.4),
@@ -148,7 +149,9 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
     for ax, i in zip(axes.flat, wrong):
         ax.imshow(images[i], cmap="gray_r", interpolation="nearest")
         ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
-    fig.suptitle(f"misclassified test digits ({len(wrong)}): true→predicted", fontsize=10)
+    shown = (f"{len(wrong)}" if len(wrong) == len(all_wrong)
+             else f"the first {len(wrong)} of {len(all_wrong)}")
+    fig.suptitle(f"misclassified test digits ({shown}): true→predicted", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
