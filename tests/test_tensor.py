@@ -509,6 +509,25 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
     assert "(3)" in titles[1]
 
 
+def test_demo_pictures_leave_the_callers_matplotlib_backend_alone(tmp_path):
+    from conftest import require_module
+
+    from micrograd.tensors.demos import _plot_misclassified, train_moons
+
+    matplotlib = require_module("matplotlib")
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")  # a notebook's inline backend, say: the demos must not switch it
+    try:
+        train_moons(out=str(tmp_path), steps=1, verbose=False)
+        _plot_misclassified(np.zeros((2, 8, 8)), np.array([0, 1]), np.array([1, 1]),
+                            str(tmp_path / "digits.png"))
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / "moons_tensor_boundary.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "digits.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_path):
     from sklearn.datasets import make_moons
 

@@ -130,11 +130,8 @@ def confusion_matrix_text(true: np.ndarray, predicted: np.ndarray, classes: int 
 
 def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndarray,
                         path: str) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    try:  # the object API, not pyplot: no global backend switch in the caller's session
+        from matplotlib.figure import Figure
     except ImportError:
         print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
         return False
@@ -142,8 +139,8 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
     wrong = all_wrong[:40]  # a readable page; the title says when there are more
     columns = 10
     rows = max(1, math.ceil(len(wrong) / columns))
-    fig, axes = plt.subplots(rows, columns, figsize=(columns * 1.1, rows * 1.3 + 0.4),
-                             squeeze=False)
+    fig = Figure(figsize=(columns * 1.1, rows * 1.3 + 0.4))
+    axes = fig.subplots(rows, columns, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
     for ax, i in zip(axes.flat, wrong):
@@ -154,7 +151,6 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
     fig.suptitle(f"misclassified test digits ({shown}): true→predicted", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return True
 
 
@@ -199,26 +195,18 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
 
 
 def _plot_boundary(model: Sequential, X: np.ndarray, y: np.ndarray, path: str) -> bool:
-    try:
-        import matplotlib
+    from micrograd.viz import plots
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
+    def predict(points: np.ndarray) -> np.ndarray:
+        with no_grad():
+            return model(T.tensor(points)).numpy().ravel()
+
+    try:
+        plots.save_decision_boundary(predict, X, y, path, step=0.25,  # the notebook's grid
+                                     title="moons on the Tensor engine: decision boundary")
+    except ImportError as error:
+        print(f"(no picture: {error})")
         return False
-    h = 0.25
-    xx, yy = np.meshgrid(np.arange(X[:, 0].min() - 1, X[:, 0].max() + 1, h),
-                         np.arange(X[:, 1].min() - 1, X[:, 1].max() + 1, h))
-    with no_grad():
-        scores = model(T.tensor(np.c_[xx.ravel(), yy.ravel()])).numpy().reshape(xx.shape)
-    fig, ax = plt.subplots(figsize=(5, 4))
-    ax.contourf(xx, yy, scores > 0, cmap=plt.cm.Spectral, alpha=0.8)
-    ax.scatter(X[:, 0], X[:, 1], c=y, s=40, cmap=plt.cm.Spectral, edgecolors="k")
-    ax.set_title("moons on the Tensor engine: decision boundary")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
     return True
 
 
