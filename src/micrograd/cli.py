@@ -22,6 +22,8 @@ def parse_assignments(items: Sequence[str]) -> dict[str, float]:
         name = name.strip()
         if not sep or not name.isidentifier():
             raise ValueError(f"expected NAME=NUMBER such as a=2, got {item!r}")
+        if name in values:
+            raise ValueError(f"{name} is given twice; give each variable one value")
         try:
             value = float(text)
         except ValueError:
