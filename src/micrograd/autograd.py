@@ -154,7 +154,8 @@ def _interior_postorder(root: Any) -> list:
       hashing by identity, checked per node; any other node type takes the fallback.
     Children are pushed in reverse so they are visited in creation order, and a child
     already visited (through an earlier sibling) is skipped when popped -- exactly when the
-    recursive DFS would have skipped it, so the post-order is the same.
+    recursive DFS would have skipped it, so the post-order is the same. (One already
+    visited at push time is not pushed at all: in a dense layer most inputs are.)
     """
     order = []
     visited = set()
@@ -178,7 +179,7 @@ def _interior_postorder(root: Any) -> list:
             push(node)
             push(None)
             for child in reversed(inputs):
-                if child._prev or child._grad_fn is not None:
+                if (child._prev or child._grad_fn is not None) and child not in visited:
                     push(child)
         elif node._grad_fn is not None:  # a leaf with a hand-set backward step: run it too
             order.append(node)
