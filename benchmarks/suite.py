@@ -160,11 +160,14 @@ def run_w5(plan: Plan, baseline: Path | None, scratch: Path) -> dict:
 def run_w4(plan: Plan, baseline: Path | None) -> dict:
     small, big = plan.w4_sizes
     runs: dict[int, list] = {small: [], big: []}
+    gc_off: dict[int, list] = {small: [], big: []}
     for _ in range(plan.w4_repeats):  # fresh process per size; sizes interleaved
         for n in (small, big):
             log(f"W4 chain of {n:,} ops")
             runs[n].append(run_json("chain", [n], SRC, 900))
-    result = {"sizes": [small, big], "runs": runs}
+            log(f"W4 chain of {n:,} ops, cyclic gc off (diagnostic)")
+            gc_off[n].append(run_json("chain", ["--gc-off", n], SRC, 900))
+    result = {"sizes": [small, big], "runs": runs, "gc_off": gc_off}
     if baseline is not None:
         log(f"W4 chain of {small:,} ops, micrograd {BASELINE_VERSION}")
         result["baseline"] = run_json("chain", [small], baseline, 600)
