@@ -188,12 +188,12 @@ def _interior_postorder(root: Any) -> list:
 
 @contextlib.contextmanager
 def _cyclic_gc_paused() -> Iterator[None]:
-    """Keep Python's cyclic garbage collector out of the backward walk.
+    """Keep Python's cyclic garbage collector out of backward().
 
-    The walk allocates a stack entry per node; on a big graph those allocations trigger
-    collections that crawl the whole (live, cycle-free) graph again and again -- on a
-    chain of 10^6 ops that is most of the backward time. The walk makes no cycles, so
-    nothing is lost by collecting after it instead.
+    Anything backward() allocates (stack entries, a backward step's temporaries) can
+    trigger a collection, and a collection crawls the whole live graph -- with a stack
+    entry per node, that was half the backward time of a 10^6-op chain. The walk and the
+    backward steps make no cycles, so nothing is lost by collecting after them instead.
     """
     if not gc.isenabled():
         yield
