@@ -175,7 +175,7 @@ def run_w4(plan: Plan, baseline: Path | None) -> dict:
 
 
 def run_tensor(plan: Plan) -> dict:
-    configs = [("micrograd", "default"), ("torch", "1"), ("torch", "default")]
+    configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
     results: dict[str, list] = {f"{e}/{t}": [] for e, t in configs}
     for round_ in range(plan.tensor_rounds):
         for engine, threads in configs:

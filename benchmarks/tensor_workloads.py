@@ -1,8 +1,8 @@
 """W2 and W3: training steps on our Tensor engine or on PyTorch, same data, same weights.
 
 Run as `python -m benchmarks.tensor_workloads ENGINE THREADS QUICK` with ENGINE `micrograd`
-or `torch`, THREADS `1` or `default` (PyTorch's intra-op threads; our engine always runs
-with numpy's default BLAS threads) and QUICK `0`/`1`. Prints one JSON object.
+or `torch`, THREADS `1` or `default` (PyTorch's intra-op threads, or the threads of numpy's
+BLAS for our engine) and QUICK `0`/`1`. Prints one JSON object.
 
 W2: the moons demo problem (MLP 2-16-16-1, ReLU, hinge + 1e-4 L2, full batch of 100,
     SGD with the demo's learning-rate decay), float64, starting from the notebook's
@@ -72,12 +72,20 @@ class MicrogradEngine:
 
     def __init__(self, threads: str):
         import micrograd
+        from micrograd import tensors
         from micrograd.tensors import functional, nn  # noqa: F401  (fails: "not available")
 
         self.micrograd = micrograd
         self.nn = nn
         self.functional = functional
-        self.threads = "numpy default"
+        if threads == "1":  # numpy's BLAS on one thread, as torch.set_num_threads(1)
+            if hasattr(tensors, "set_num_threads"):
+                tensors.set_num_threads(1)
+            else:
+                from threadpoolctl import threadpool_limits
+
+                self._limits = threadpool_limits(1)  # kept alive: the limit lasts while it does
+        self.threads = _blas_threads()
         try:
             from micrograd import optim
 
@@ -92,7 +100,10 @@ class MicrogradEngine:
         nn = self.nn
         layers = []
         for i, (w, b) in enumerate(weights):
-            linear = nn.Linear(w.shape[1], w.shape[0])
+            try:
+                linear = nn.Linear(w.shape[1], w.shape[0], dtype=w.dtype)
+            except TypeError:  # a Linear without dtype=: _load sets the dtype anyway
+                linear = nn.Linear(w.shape[1], w.shape[0])
             _load(linear.weight, w)
             _load(linear.bias, b)
             layers.append(linear)
@@ -112,13 +123,24 @@ class MicrogradEngine:
         opt.lr = lr
 
 
+def _blas_threads() -> int | str:
+    """How many threads numpy's BLAS uses now (threadpoolctl), or 'default' if unknown."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        return max(counts) if counts else "default"
+    except ImportError:
+        return "default"
+
+
 def _load(param, array: np.ndarray) -> None:
-    """Copy numpy weights into one of our parameters, whatever its dtype and layout."""
+    """Copy numpy weights (and their dtype) into one of our parameters, whatever its layout."""
     data = param.data
     if data.shape == array.shape:
-        param.data = array.astype(data.dtype, copy=True)
+        param.data = np.array(array, copy=True)
     elif data.shape == array.T.shape:  # a Linear that stores (in, out)
-        param.data = np.ascontiguousarray(array.T, dtype=data.dtype)
+        param.data = np.ascontiguousarray(array.T)
     else:
         raise ValueError(f"cannot load weights of shape {array.shape} into {data.shape}")
 
