@@ -273,7 +273,9 @@ def main(argv: list[str]) -> dict:
     try:
         engine = (TorchEngine if engine_name == "torch" else MicrogradEngine)(threads)
     except ImportError as error:
-        return {"engine": engine_name, "available": False, "reason": str(error)}
+        missing = "micrograd.tensors" if engine_name == "micrograd" else engine_name
+        return {"engine": engine_name, "available": False,
+                "reason": f"{missing} cannot be imported: {error}"[:160]}
     result: dict = {"engine": engine_name, "available": True, "threads": engine.threads}
     if engine_name == "micrograd":
         import micrograd
