@@ -201,7 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     plan = Plan.make(args.quick)
-    only = {w.strip().upper() for w in args.only.split(",")}
+    only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
+    unknown = only - {"W1", "W2", "W3", "W4", "W5"}
+    if unknown or not only:
+        parser.error(f"--only takes workloads among W1,W2,W3,W4,W5, got {args.only!r}")
     output = args.output or (
         ROOT / "out" / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
     )
