@@ -211,6 +211,8 @@ def w4_section(w4: dict, targets: dict, summary: list) -> str:
 
 
 def _tensor_medians(runs: list[dict], key: str) -> tuple[float | None, dict | None, str]:
+    if not runs:
+        return None, None, "not run"
     good = [r for r in runs if _ok(r)]
     entries = [r[key] for r in good if key in r and "error" not in r[key]]
     if not entries:

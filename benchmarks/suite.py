@@ -176,6 +176,8 @@ def run_w4(plan: Plan, baseline: Path | None) -> dict:
 
 def run_tensor(plan: Plan) -> dict:
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
+    if plan.quick:  # the smoke run exercises the code paths once: one thread each
+        configs = [("micrograd", "1"), ("torch", "1")]
     results: dict[str, list] = {f"{e}/{t}": [] for e, t in configs}
     for round_ in range(plan.tensor_rounds):
         for engine, threads in configs:

@@ -275,7 +275,7 @@ def main(argv: list[str]) -> dict:
     except ImportError as error:
         missing = "micrograd.tensors" if engine_name == "micrograd" else engine_name
         return {"engine": engine_name, "available": False,
-                "reason": f"{missing} cannot be imported: {error}"[:160]}
+                "reason": f"{missing} is missing", "detail": str(error)}
     result: dict = {"engine": engine_name, "available": True, "threads": engine.threads}
     if engine_name == "micrograd":
         import micrograd
