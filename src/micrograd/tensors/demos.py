@@ -1,0 +1,287 @@
+"""Demos on the Tensor engine: `micrograd demo digits` and `micrograd demo moons --engine tensor`.
+
+digits: scikit-learn's bundled 8x8 handwritten digits (1,797 images, no download), an MLP
+64-128-10 trained with minibatches and Adam; prints a confusion matrix and saves a picture
+of the misclassified test digits.
+
+moons: the micrograd notebook's problem (100 points, MLP 2-16-16-1, hinge loss + L2, SGD
+with a decaying learning rate, full batch), started from the same weights as the scalar
+demo via `from_scalar_mlp`, so both engines print the same losses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import random
+import sys
+import time
+from typing import Iterator
+
+import numpy as np
+
+from micrograd.autograd import no_grad
+from micrograd.tensors import engine as T
+from micrograd.tensors import functional as F
+from micrograd.tensors.data import DataLoader, TensorDataset
+from micrograd.tensors.nn import Linear, ReLU, Sequential, from_scalar_mlp
+
+INSTALL_HINT = "pip install 'micrograd[demo]'"
+DIGITS_SEED, MOONS_SEED = 0, 1337
+DIGITS_STEPS, MOONS_STEPS = 3000, 100
+
+
+def run_demo(name: str, out: str = "out", steps: int | None = None,
+             seed: int | None = None) -> int:
+    """Train demo `name` ("digits" or "moons") on the Tensor engine; return an exit code."""
+    if name not in ("digits", "moons"):
+        print(f"micrograd demo {name}: the Tensor engine runs 'digits' and 'moons'; "
+              f"use --engine scalar for {name!r}", file=sys.stderr)
+        return 2
+    if steps is not None and steps < 1:
+        print(f"micrograd demo {name}: --steps must be positive, got {steps}", file=sys.stderr)
+        return 2
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        print(f"micrograd demo {name} needs scikit-learn: {INSTALL_HINT}", file=sys.stderr)
+        return 3
+    os.makedirs(out, exist_ok=True)
+    if name == "digits":
+        train_digits(out=out, steps=steps or DIGITS_STEPS,
+                     seed=DIGITS_SEED if seed is None else seed)
+    else:
+        train_moons(out=out, steps=steps or MOONS_STEPS, seed=MOONS_SEED if seed is None else seed)
+    return 0
+
+
+# --- digits ----------------------------------------------------------------------------
+
+def train_digits(out: str | None = "out", steps: int = DIGITS_STEPS, seed: int = DIGITS_SEED,
+                 batch_size: int = 32, lr: float = 1e-3, verbose: bool = True) -> float:
+    """Train the digits MLP; print the confusion matrix; return the held-out accuracy."""
+    with _one_blas_thread():
+        return _train_digits(out, steps, seed, batch_size, lr, verbose)
+
+
+def _train_digits(out: str | None, steps: int, seed: int, batch_size: int, lr: float,
+                  verbose: bool) -> float:
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    digits = load_digits()
+    X = (digits.data / 16.0).astype(np.float32)  # pixels 0..16 -> 0..1
+    y = digits.target.astype(np.int64)
+    X_train, X_test, y_train, y_test, _, img_test = train_test_split(
+        X, y, digits.images, test_size=0.2, random_state=seed, stratify=y)
+
+    rng = np.random.default_rng(seed)
+    model = Sequential(Linear(64, 128, dtype=np.float32, rng=rng), ReLU(),
+                       Linear(128, 10, dtype=np.float32, rng=rng))
+    optimizer = _adam(model.parameters(), lr)
+    loader = DataLoader(TensorDataset(X_train, y_train), batch_size=batch_size,
+                        shuffle=True, seed=seed)
+
+    start = time.perf_counter()
+    progress = _progress(steps, "digits", verbose)
+    step = 0
+    while step < steps:
+        for xb, yb in loader:
+            loss = F.cross_entropy(model(xb), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            step += 1
+            if step % 50 == 0 or step == steps:
+                progress.set_postfix(loss=f"{loss.item():.4f}")
+            progress.update(1)
+            if step == steps:
+                break
+    progress.close()
+    seconds = time.perf_counter() - start
+
+    with no_grad():
+        predicted = model(T.tensor(X_test)).argmax(dim=1).numpy()
+    accuracy = float((predicted == y_test).mean())
+    if verbose:
+        print(f"digits: MLP 64-128-10, {steps} Adam steps of batch {batch_size} "
+              f"in {seconds:.1f} s; test accuracy {accuracy * 100:.2f}% "
+              f"({int((predicted == y_test).sum())}/{len(y_test)})")
+        print(confusion_matrix_text(y_test, predicted))
+    if out is not None:
+        path = os.path.join(out, "digits_misclassified.png")
+        if _plot_misclassified(img_test, y_test, predicted, path) and verbose:
+            print(f"wrote {path}")
+    return accuracy
+
+
+def confusion_matrix_text(true: np.ndarray, predicted: np.ndarray, classes: int = 10) -> str:
+    """Rows: the true digit; columns: the predicted one."""
+    counts = np.zeros((classes, classes), dtype=int)
+    np.add.at(counts, (true, predicted), 1)
+    lines = ["confusion matrix (rows: true digit, columns: predicted)",
+             "      " + " ".join(f"{c:>4}" for c in range(classes))]
+    for c in range(classes):
+        lines.append(f"  {c:>2}  " + " ".join(f"{n:>4}" for n in counts[c]))
+    return "\n".join(lines)
+
+
+def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndarray,
+                        path: str) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
+        return False
+    wrong = np.flatnonzero(true != predicted)[:40]
+    columns = 10
+    rows = max(1, math.ceil(len(wrong) / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(columns * 1.1, rows * 1.3 + 0.4),
+                             squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, i in zip(axes.flat, wrong):
+        ax.imshow(images[i], cmap="gray_r", interpolation="nearest")
+        ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
+    fig.suptitle(f"misclassified test digits ({len(wrong)}): true→predicted", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+# --- moons -----------------------------------------------------------------------------
+
+def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
+                verbose: bool = True) -> list[float]:
+    """The micrograd notebook's moons training on the Tensor engine; returns the losses."""
+    from sklearn.datasets import make_moons
+
+    from micrograd.nn import MLP
+
+    np.random.seed(seed)  # the notebook seeds numpy's global state before make_moons
+    X, y = make_moons(n_samples=100, noise=0.1)
+    y = y * 2 - 1  # labels -1 / +1 for the hinge loss
+    random.seed(seed)  # and Python's, which the scalar MLP draws its weights from
+    model = from_scalar_mlp(MLP(2, [16, 16, 1]))
+    params = model.parameters()
+    inputs, labels = T.tensor(X), T.tensor(y.astype(np.float64))
+    losses = []
+    for k in range(steps):
+        scores = model(inputs).reshape(-1)
+        data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
+        reg_loss = 1e-4 * sum((p * p).sum() for p in params)  # L2, alpha = 1e-4
+        total = data_loss + reg_loss
+        accuracy = float(((scores.data > 0) == (y > 0)).mean())
+        model.zero_grad()
+        total.backward()
+        learning_rate = 1.0 - 0.9 * k / 100
+        for p in params:
+            p.data = p.data - learning_rate * p.grad
+        losses.append(total.item())
+        if verbose:
+            print(f"step {k:>{len(str(steps - 1))}}  loss {total.item():.6f}  "
+                  f"accuracy {accuracy * 100:5.1f}%")
+    if out is not None:
+        path = os.path.join(out, "moons_tensor_boundary.png")
+        if _plot_boundary(model, X, y, path) and verbose:
+            print(f"wrote {path}")
+    return losses
+
+
+def _plot_boundary(model: Sequential, X: np.ndarray, y: np.ndarray, path: str) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
+        return False
+    h = 0.25
+    xx, yy = np.meshgrid(np.arange(X[:, 0].min() - 1, X[:, 0].max() + 1, h),
+                         np.arange(X[:, 1].min() - 1, X[:, 1].max() + 1, h))
+    with no_grad():
+        scores = model(T.tensor(np.c_[xx.ravel(), yy.ravel()])).numpy().reshape(xx.shape)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.contourf(xx, yy, scores > 0, cmap=plt.cm.Spectral, alpha=0.8)
+    ax.scatter(X[:, 0], X[:, 1], c=y, s=40, cmap=plt.cm.Spectral, edgecolors="k")
+    ax.set_title("moons on the Tensor engine: decision boundary")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Small matrices train faster on one BLAS thread (no spinning workers); the caller's
+    setting comes back afterwards."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # only slower without it
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _adam(params: list, lr: float):
+    try:
+        from micrograd.optim import Adam
+    except ImportError:
+        return _FallbackAdam(params, lr)
+    return Adam(params, lr=lr)
+
+
+class _FallbackAdam:
+    """Adam for this demo only, used when micrograd.optim is not available."""
+
+    def __init__(self, params: list, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
+        self.params, self.lr, self.betas, self.eps = list(params), lr, betas, eps
+        self.m = [np.zeros_like(p.data) for p in self.params]
+        self.v = [np.zeros_like(p.data) for p in self.params]
+        self.t = 0
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    def step(self) -> None:
+        self.t += 1
+        b1, b2 = self.betas
+        for i, p in enumerate(self.params):
+            if p.grad is None:
+                continue
+            self.m[i] = b1 * self.m[i] + (1 - b1) * p.grad
+            self.v[i] = b2 * self.v[i] + (1 - b2) * p.grad * p.grad
+            m_hat = self.m[i] / (1 - b1 ** self.t)
+            v_hat = self.v[i] / (1 - b2 ** self.t)
+            p.data = p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+class _NoProgress:
+    def update(self, n: int) -> None:
+        pass
+
+    def set_postfix(self, **kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, label: str, verbose: bool):
+    if not verbose:
+        return _NoProgress()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoProgress()
+    return tqdm(total=total, desc=label, unit="step", leave=False)

@@ -1,0 +1,201 @@
+"""Functions on tensors, as torch.nn.functional: activations, a fused linear layer, losses.
+
+`linear` and `cross_entropy` are single graph nodes with closed-form gradients. The lecture
+says any function with a forward pass and a local derivative can be one op; these two are
+where a training step spends its time, so fusing them saves several nodes per step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from micrograd.tensors.engine import (
+    Tensor,
+    _node,
+    _send,
+    cat,
+    stack,
+)
+
+__all__ = [
+    "linear",
+    "relu",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "cross_entropy",
+    "nll_loss",
+    "mse_loss",
+    "cat",
+    "stack",
+]
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ W^T + b as one node;  dx = g W,  dW = g^T x,  db = sum of g over the batch."""
+    if type(x) is not Tensor:
+        x = Tensor(x)
+    X, W = x.data, weight.data
+    if X.ndim == 0 or X.shape[-1] != W.shape[1]:
+        raise ValueError(
+            f"linear: input of shape {X.shape} does not fit weight of shape {W.shape} "
+            f"(expected input shape (..., {W.shape[1]}))"
+        )
+    out = X @ W.T
+    if bias is not None:
+        out += bias.data  # the product is a fresh array: adding in place saves a copy
+
+    def grad_fn(node):
+        g = node.grad
+        if g is None:
+            return
+        if x._requires_grad:
+            _send(x, g @ W)
+        g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
+        if weight._requires_grad:
+            _send(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
+        if bias is not None and bias._requires_grad:
+            # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
+            _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
+
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    record = x._requires_grad or weight._requires_grad or (
+        bias is not None and bias._requires_grad)
+    return _node(out, inputs, "linear", grad_fn, record)
+
+
+def relu(x: Tensor) -> Tensor:
+    """max(0, x)."""
+    return x.relu()
+
+
+def tanh(x: Tensor) -> Tensor:
+    """tanh x."""
+    return x.tanh()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """1 / (1 + e^-x)."""
+    return x.sigmoid()
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows)."""
+    return x.softmax(dim)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """x_i - log sum_j e^x_j along dim (stable)."""
+    return x.log_softmax(dim)
+
+
+def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
+    """The reduced loss and the factor each element's gradient gets (None: per element)."""
+    if reduction == "mean":  # sum * (1/n): ndarray.mean() costs several µs of Python
+        scale = 1.0 / losses.size if losses.size else np.nan
+        return np.asarray(losses.sum() * scale), scale
+    if reduction == "sum":
+        return np.asarray(losses.sum()), 1.0
+    if reduction == "none":
+        return losses, None
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _class_targets(target: Any, logits: np.ndarray) -> np.ndarray:
+    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise TypeError(
+            f"target must hold integer class indices (int64), got dtype {t.dtype}; "
+            "e.g. tensor([0, 2, 1])"
+        )
+    expected = logits.shape[:-1]
+    if t.shape != expected:
+        raise ValueError(
+            f"target of shape {t.shape} does not match logits of shape {logits.shape} "
+            f"(expected target shape {expected})"
+        )
+    if t.size:
+        low, high = t.min(), t.max()
+        if low < 0 or high >= logits.shape[-1]:
+            bad = low if low < 0 else high
+            raise IndexError(f"target {bad} is out of bounds for {logits.shape[-1]} classes")
+    return t
+
+
+def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """-log softmax(input)[target], for logits (N, C) or (C,) and integer targets;
+    one node with d/dinput = softmax(input) - onehot(target)."""
+    X = input.data
+    if X.ndim not in (1, 2):
+        raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
+    t = _class_targets(target, X)
+    z = X - X.max(axis=-1, keepdims=True) if X.size else X  # shifted: exp cannot overflow
+    # the row sums as a product with a ones vector: BLAS beats sum() over a short last axis
+    logp = z - np.log(np.exp(z) @ np.ones((X.shape[-1], 1), dtype=X.dtype))
+    if X.ndim == 1:
+        nll = -logp[t]
+    else:
+        rows = np.arange(X.shape[0])
+        nll = -logp[rows, t]
+    loss, scale = _reduce(nll, reduction)
+
+    def grad_fn(node):
+        g = node.grad
+        if g is None:
+            return
+        d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
+        if X.ndim == 1:
+            d[t] -= 1
+        else:
+            d[rows, t] -= 1
+        if scale is None:
+            d *= g[..., None]
+        else:
+            d *= g * scale
+        _send(input, d)
+
+    return _node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
+
+
+def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """-input[target] averaged: the loss for log-probabilities (after log_softmax)."""
+    X = input.data
+    if X.ndim not in (1, 2):
+        raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
+    t = _class_targets(target, X)
+    picked = input[t] if X.ndim == 1 else input[np.arange(X.shape[0]), t]
+    if reduction == "mean":
+        return -picked.mean()
+    if reduction == "sum":
+        return -picked.sum()
+    if reduction == "none":
+        return -picked
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """mean((input - target)^2);  d/dinput = 2 (input - target) / N  (target likewise, negated)."""
+    if not isinstance(target, Tensor):
+        target = Tensor(np.asarray(target, dtype=input.data.dtype))
+    X, Y = input.data, target.data
+    if X.shape != Y.shape:
+        raise ValueError(
+            f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
+        )
+    diff = X - Y
+    loss, scale = _reduce(diff * diff, reduction)
+
+    def grad_fn(node):
+        g = node.grad
+        if g is None:
+            return
+        d = 2 * diff * (g if scale is None else g * scale)
+        if input._requires_grad:
+            _send(input, d)
+        if target._requires_grad:
+            _send(target, -d)
+
+    return _node(loss, (input, target), "mse_loss", grad_fn)

@@ -1,0 +1,79 @@
+"""gradcheck for tensors: backward() against central differences, element by element.
+
+The same test PyTorch's torch.autograd.gradcheck runs: for every input element x_k and
+every output element y_j, the analytic d y_j / d x_k from backward() must match
+(f(x_k + eps) - f(x_k - eps)) / (2 eps) within atol + rtol * |numerical|.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from micrograd.autograd import no_grad
+from micrograd.tensors.engine import Tensor
+
+
+class GradcheckError(AssertionError):
+    """backward() and central differences disagree."""
+
+
+def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3) -> bool:
+    """True if fn's analytic gradients match central differences (raise GradcheckError if not).
+
+    Inputs that require grad must be float64: in float32, differences of size eps vanish.
+    The backward pass is run twice per output element to check it gives the same result.
+    """
+    inputs = list(inputs)
+    checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck needs at least one input with requires_grad=True")
+    for i in checked:
+        if inputs[i].dtype != np.float64:
+            raise TypeError(f"gradcheck needs float64 inputs; input {i} is {inputs[i].dtype}")
+    out = fn(*inputs)
+    n_out = out.data.size
+    analytic = {i: np.zeros((n_out, inputs[i].data.size)) for i in checked}
+    for j in range(n_out):
+        seed = np.zeros(out.shape)
+        seed.flat[j] = 1.0
+        first = _gradients(out, seed, inputs, checked)
+        second = _gradients(out, seed, inputs, checked)
+        for i in checked:
+            if not np.array_equal(first[i], second[i], equal_nan=True):
+                raise GradcheckError(
+                    f"backward is not reentrant: two backward passes gave different "
+                    f"gradients for input {i}"
+                )
+            analytic[i][j] = first[i].ravel()
+    for i in checked:
+        x = inputs[i].data
+        for k in range(x.size):
+            original = x.flat[k]
+            with no_grad():
+                x.flat[k] = original + eps
+                plus = np.array(fn(*inputs).data, dtype=np.float64).ravel()
+                x.flat[k] = original - eps
+                minus = np.array(fn(*inputs).data, dtype=np.float64).ravel()
+                x.flat[k] = original
+            numerical = (plus - minus) / (2 * eps)
+            for j in range(n_out):
+                a, n = analytic[i][j, k], numerical[j]
+                if not abs(a - n) <= atol + rtol * abs(n):
+                    element = np.unravel_index(k, x.shape) if x.ndim else ()
+                    raise GradcheckError(
+                        f"gradient of output element {j} with respect to input {i} element "
+                        f"{tuple(int(e) for e in element)}: backward gives {a!r}, central "
+                        f"difference gives {n!r} (atol={atol}, rtol={rtol})"
+                    )
+    return True
+
+
+def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
+    for i in checked:
+        inputs[i].grad = None
+    out.backward(seed)
+    return {i: (np.zeros_like(inputs[i].data) if inputs[i].grad is None
+                else np.array(inputs[i].grad)) for i in checked}
