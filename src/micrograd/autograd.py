@@ -19,6 +19,7 @@ cyclic garbage collector never has to crawl it.
 from __future__ import annotations
 
 import contextlib
+import gc
 from typing import Any, Iterator
 
 
@@ -102,20 +103,106 @@ def backward(root: Any, seed: Any, zero: Any) -> None:
     every pass starts them clean -- micrograd 0.1.0 kept their stale values and returned
     wrong leaf gradients on a second call.
     """
-    order = topological_order(root)
-    for node in order:
-        if node._grad_fn is not None:
+    with _cyclic_gc_paused():
+        order = _nodes_to_run(root)
+        for node in order:
             node.grad = zero
-    if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates
-        root.grad = seed if root.grad is None else root.grad + seed
-    else:
-        root.grad = seed
-    if modes.anomaly:
-        _backward_checked(order)
-        return
-    for node in reversed(order):
-        if node._grad_fn is not None:
+        if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates
+            root.grad = seed if root.grad is None else root.grad + seed
+        else:
+            root.grad = seed
+        if modes.anomaly:
+            _backward_checked(order)
+            return
+        for node in reversed(order):
             node._grad_fn(node)
+
+
+# ---------------------------------------------------------------------------------------
+# Speed: backward() needs only the nodes that have a backward step, in the same relative
+# order as topological_order(). Everything below is about doing that walk cheaply.
+# ---------------------------------------------------------------------------------------
+
+def _nodes_to_run(root: Any) -> list:
+    """The nodes with a `_grad_fn` that `root` depends on, root included, in topological order.
+
+    Exactly topological_order()'s order with the leaves left out (so bit-for-bit the same
+    gradients), found by a faster walk; graphs that walk cannot take fall back to it.
+    """
+    try:
+        return _interior_postorder(root)
+    except (_NotHashedByIdentity, TypeError):  # e.g. a node type with its own __eq__/__hash__
+        return [node for node in topological_order(root) if node._grad_fn is not None]
+
+
+class _NotHashedByIdentity(Exception):
+    pass
+
+
+_identity_hash = object.__hash__
+
+
+def _interior_postorder(root: Any) -> list:
+    """The DFS of topological_order(), made cheap for big graphs:
+
+    - leaves (most edges of a neural net: weights and inputs) are never pushed or
+      remembered: two attribute reads each;
+    - the stack holds plain node references, with a None marker above a node whose inputs
+      are being visited, instead of a (node, iterator) pair per node -- on a chain of 10^6
+      ops that is 16 MB of pointers instead of 10^6 tuples and iterators;
+    - `visited` holds the nodes themselves, not id()s: no int object per node. That needs
+      hashing by identity, checked per node; any other node type takes the fallback.
+    Children are pushed in reverse so they are visited in creation order, and a child
+    already visited (through an earlier sibling) is skipped when popped -- exactly when the
+    recursive DFS would have skipped it, so the post-order is the same. (One already
+    visited at push time is not pushed at all: in a dense layer most inputs are.)
+    """
+    order = []
+    visited = set()
+    remember = visited.add
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node is None:  # all inputs of the node below the marker are done: it is next
+            node = pop()
+            if node._grad_fn is not None:
+                order.append(node)
+            continue
+        if node in visited:
+            continue
+        if type(node).__hash__ is not _identity_hash:
+            raise _NotHashedByIdentity
+        remember(node)
+        inputs = node._prev
+        if inputs:
+            push(node)
+            push(None)
+            for child in reversed(inputs):
+                if (child._prev or child._grad_fn is not None) and child not in visited:
+                    push(child)
+        elif node._grad_fn is not None:  # a leaf with a hand-set backward step: run it too
+            order.append(node)
+    return order
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Keep Python's cyclic garbage collector out of backward().
+
+    Anything backward() allocates (stack entries, a backward step's temporaries) can
+    trigger a collection, and a collection crawls the whole live graph -- with a stack
+    entry per node, that was half the backward time of a 10^6-op chain. The walk and the
+    backward steps make no cycles, so nothing is lost by collecting after them instead.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _backward_checked(order: list) -> None:

@@ -1,0 +1,337 @@
+"""Turn the suite's raw results into docs/benchmarks.md: a table per workload and a verdict
+per target. Everything after HAND_WRITTEN_MARKER in an existing report is kept as is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.common import median
+
+HAND_WRITTEN_MARKER = (
+    "<!-- hand-written: everything below this line is kept when the suite rewrites the file -->"
+)
+NOT_AVAILABLE = "not available"
+
+
+# --- small formatting helpers --------------------------------------------------------------
+
+def ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1000:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def sec(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds:,.3f} s"
+
+
+def mib(kib: float | None) -> str:
+    return "—" if not kib else f"{kib / 1024:,.1f} MiB"
+
+
+def ratio(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.1f}×" if x >= 10 else f"{x:,.2f}×"
+
+
+def verdict(value: float | None, target: float, at_least: bool) -> str:
+    if value is None:
+        return "n/a"
+    return "PASS" if (value >= target if at_least else value <= target) else "FAIL"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _ok(run: dict | None) -> bool:
+    return bool(run) and "error" not in run and run.get("available", True)
+
+
+def _error(runs: list[dict]) -> str:
+    for run in runs:
+        if run and "error" in run:
+            return f"error: {run['error']}"
+        if run and not run.get("available", True):
+            return f"{NOT_AVAILABLE} ({run.get('reason', '')})"
+    return NOT_AVAILABLE
+
+
+# --- the workloads ---------------------------------------------------------------------------
+
+def step_time(run: dict) -> float:
+    """Seconds per step of one notebook run: its total over its steps (gc pauses included)."""
+    return sum(run["seconds"]) / len(run["seconds"])
+
+
+def max_relative_difference(a: list[float], b: list[float]) -> float:
+    worst = 0.0
+    for x, y in zip(a, b):
+        scale = max(abs(x), abs(y))
+        if scale:
+            worst = max(worst, abs(x - y) / scale)
+    return worst
+
+
+def w1_section(w1: dict, targets: dict, published: dict, summary: list) -> str:
+    ours = [r for r in w1.get("ours", []) if _ok(r)]
+    theirs = [r for r in w1.get("baseline", []) if _ok(r)]
+    out = ["## W1 — the micrograd moons demo, scalar engine", "",
+           "The notebook's code (MLP(2, [16, 16, 1]), full batch of 100, hinge + 1e-4·L2, "
+           "lr = 1.0 − 0.9·k/100) with only its imports pointing at each engine; each run in a "
+           "fresh process. Time per step = a run's total over its steps (garbage-collector "
+           "pauses included), median over runs.", ""]
+    rows = []
+    t_ours = median([step_time(r) for r in ours]) if ours else None
+    t_theirs = median([step_time(r) for r in theirs]) if theirs else None
+    for name, runs, t in (("micrograd (this repo)", ours, t_ours),
+                          ("micrograd 0.1.0", theirs, t_theirs)):
+        if not runs:
+            rows.append([name, "—", "—", "—", "—", "—", "—", _error(w1.get("ours" if "this" in name else "baseline", []))])
+            continue
+        per_run = ", ".join(ms(step_time(r)) for r in runs)
+        first = runs[0]
+        rows.append([
+            name, str(len(runs)), str(first["steps"]), ms(t), per_run,
+            f"{first['losses'][0]!r}", f"{first['losses'][-1]!r}",
+            f"{first['accuracies'][-1] * 100:.0f}%",
+        ])
+    out.append(table(["engine", "runs", "steps", "time per step (median)", "per run",
+                      "loss step 0", "last loss", "last accuracy"], rows))
+    speedup = t_theirs / t_ours if t_ours and t_theirs else None
+    out += ["", f"**Speed-up: {ratio(speedup)}** (target ≥ {targets['W1']:.0f}×)."]
+    summary.append(["W1", f"≥ {targets['W1']:.0f}× faster than micrograd 0.1.0",
+                    f"{ratio(speedup)} ({ms(t_ours)} vs {ms(t_theirs)} per step)",
+                    verdict(speedup, targets["W1"], True)])
+
+    # the numbers must not change: every step's loss against 0.1.0, and the published ones
+    worst, steps_compared, engines_agree = None, 0, None
+    if ours and theirs:
+        a, b = ours[0]["losses"], theirs[0]["losses"]
+        steps_compared = min(len(a), len(b))
+        worst = max_relative_difference(a, b)
+        engines_agree = all(r["losses"] == ours[0]["losses"] for r in ours)
+    out += ["", "Same numbers:", ""]
+    check_rows = [["every step's loss, ours vs 0.1.0",
+                   f"max relative difference {worst:.1e} over {steps_compared} steps"
+                   if worst is not None else "—",
+                   verdict(worst, targets["W1_loss_rtol"], False)]]
+    if ours:
+        losses = ours[0]["losses"]
+        for step, value in published.items():
+            if step < len(losses):
+                check_rows.append([f"step {step} loss vs the published notebook ({value!r})",
+                                   repr(losses[step]),
+                                   "PASS" if losses[step] == value else "FAIL"])
+        check_rows.append(["our runs agree with each other bit for bit",
+                           str(engines_agree) if engines_agree is not None else "—",
+                           "PASS" if engines_agree in (True, None) else "FAIL"])
+    out.append(table(["check", "measured", "result"], check_rows))
+    summary.append(["W1", f"same loss at every step (relative ≤ {targets['W1_loss_rtol']:.0e})",
+                    f"{worst:.1e} over {steps_compared} steps" if worst is not None else "—",
+                    verdict(worst, targets["W1_loss_rtol"], False)])
+    return "\n".join(out)
+
+
+def w5_section(w5: dict, w1: dict, targets: dict, summary: list) -> str:
+    out = ["## W5 — peak memory (RSS) of W1", "",
+           "Peak RSS (Linux `VmHWM`; `ru_maxrss` would include the parent's RSS at fork) of a "
+           "process that runs the notebook's training, one process per engine. The measured processes get the moons points as plain lists, so neither "
+           "imports numpy or scikit-learn (importing scikit-learn alone costs ~100 MiB, the "
+           "same for both engines); the notebook-as-is processes of W1 are shown too.", ""]
+    if "error" in w5:
+        summary.append(["W5", "≤ 1/3 of 0.1.0's peak RSS", w5["error"], "n/a"])
+        return "\n".join(out + [w5["error"]])
+    rows, peaks = [], {}
+    for key, name in (("ours", "micrograd (this repo)"), ("baseline", "micrograd 0.1.0")):
+        run = w5.get(key)
+        notebook_runs = [r for r in w1.get(key, []) if _ok(r)] if w1 else []
+        notebook_peak = max((r["peak_rss_kib"] for r in notebook_runs), default=None)
+        if not _ok(run):
+            rows.append([name, "—", "—", "—", mib(notebook_peak), _error([run] if run else [])])
+            continue
+        peaks[key] = run["peak_rss_kib"]
+        rows.append([name, str(run["steps"]), mib(run["rss_before_training_kib"]),
+                     mib(run["peak_rss_kib"]), mib(notebook_peak),
+                     mib(run["peak_rss_kib"] - run["rss_before_training_kib"])])
+    out.append(table(["engine", "steps", "RSS before training", "peak RSS",
+                      "peak RSS, notebook as is (W1)", "growth during training"], rows))
+    share = peaks["ours"] / peaks["baseline"] if len(peaks) == 2 else None
+    out += ["", f"**Peak RSS ratio: {share:.2f}**" if share is not None else "**Peak RSS ratio: —**",
+            f"(target ≤ {targets['W5']:.2f})."]
+    summary.append(["W5", "≤ 1/3 of micrograd 0.1.0's peak RSS",
+                    f"{share:.2f} ({mib(peaks.get('ours'))} vs {mib(peaks.get('baseline'))})"
+                    if share is not None else "—", verdict(share, targets["W5"], False)])
+    return "\n".join(out)
+
+
+def _chain_rows(runs_by_size: dict, sizes: list, label: str) -> tuple[list, dict]:
+    rows, totals = [], {}
+    for n in sizes:
+        runs = runs_by_size.get(n, runs_by_size.get(str(n), []))
+        timed = [x for r in runs if _ok(r) for x in r["runs"] if "error" not in x]
+        if not timed:
+            rows.append([f"{n:,}", label, "—", "—", "—", "—", "—", _error(runs)])
+            continue
+        total = median([x["build"] + x["backward"] for x in timed])
+        totals[n] = total
+        rows.append([f"{n:,}", label, str(len(timed)), sec(median([x["build"] for x in timed])),
+                     sec(median([x["backward"] for x in timed])), sec(total),
+                     sec(median([x["free"] for x in timed])), f"{timed[0]['grad']:.6g}"])
+    return rows, totals
+
+
+def w4_section(w4: dict, targets: dict, summary: list) -> str:
+    small, big = w4["sizes"]
+    out = ["## W4 — scalar chains, build and backward", "",
+           "A chain cycling through `x * 0.9999`, `x + 0.001`, `x.relu()`; each size in a fresh "
+           "process, median over repeats. The target compares build + backward with Python's "
+           "cyclic garbage collector on, as a user runs it; the rows with it off are a "
+           "diagnostic of how much of the growth is the collector's.", ""]
+    rows, totals = _chain_rows(w4["runs"], [small, big], "on")
+    off_rows, off_totals = _chain_rows(w4.get("gc_off", {}), [small, big], "off")
+    out.append(table(["ops", "cyclic gc", "runs", "build", "backward", "build + backward",
+                      "free (not counted)", "d x_n / d x_0"], rows + off_rows))
+    growth = totals[big] / totals[small] if len(totals) == 2 else None
+    off_growth = off_totals[big] / off_totals[small] if len(off_totals) == 2 else None
+    out += ["", f"**{big:,} ops take {ratio(growth)} the time of {small:,}** "
+            f"(target ≤ {targets['W4']:.0f}×; 10× would be perfectly linear); "
+            f"with the cyclic gc off: {ratio(off_growth)}."]
+    base = w4.get("baseline")
+    if base:
+        if _ok(base):
+            first = base["runs"][0]
+            what = first.get("error") or f"build {sec(first['build'])}, backward {sec(first.get('backward'))}"
+            out += ["", f"micrograd 0.1.0 on {small:,} ops: {what} (its topological sort is recursive)."]
+        else:
+            out += ["", f"micrograd 0.1.0 on {small:,} ops: {base.get('error')}."]
+    summary.append(["W4", f"{big:,} ops ≤ {targets['W4']:.0f}× the time of {small:,}",
+                    f"{ratio(growth)} (cyclic gc off: {ratio(off_growth)})",
+                    verdict(growth, targets["W4"], False)])
+    return "\n".join(out)
+
+
+def _tensor_medians(runs: list[dict], key: str) -> tuple[float | None, dict | None, str]:
+    if not runs:
+        return None, None, "not run"
+    good = [r for r in runs if _ok(r)]
+    entries = [r[key] for r in good if key in r and "error" not in r[key]]
+    if not entries:
+        errors = [r[key]["error"] for r in good if key in r and "error" in r[key]]
+        return None, None, (f"error: {errors[0]}" if errors else _error(runs))
+    return median([e["seconds_per_step"] for e in entries]), entries[0], ""
+
+
+def tensor_sections(tensor: dict, targets: dict, summary: list) -> str:
+    runs = {key: tensor.get(key, []) for key in
+            ("micrograd/1", "micrograd/default", "torch/1", "torch/default")}
+    threads_n = next((r.get("threads") for r in runs["torch/default"] if _ok(r)), "default")
+    ours_n = next((r.get("threads") for r in runs["micrograd/default"] if _ok(r)), "default")
+    out = ["## W2 — the moons problem on the Tensor engine", "",
+           "MLP 2-16-16-1 as Linear/ReLU layers, float64, full batch, hinge + 1e-4·L2, SGD with "
+           "the demo's decay, starting from the notebook's initial weights; 100 steps per block, "
+           "median over blocks and rounds. PyTorch runs the same code. Each library runs with one "
+           "thread (numpy's BLAS via threadpoolctl / `torch.set_num_threads(1)`) and with its "
+           "default; the target compares each at its best.", ""]
+    header = ["workload", "micrograd, 1 thread", f"micrograd, {ours_n} threads",
+              "PyTorch, 1 thread", f"PyTorch, {threads_n} threads",
+              "ours / PyTorch (each at its best)", "result"]
+
+    def row_for(key: str, label: str, target: float, target_text: str) -> list:
+        medians = {name: _tensor_medians(r, key) for name, r in runs.items()}
+        ours = [medians[k][0] for k in ("micrograd/1", "micrograd/default") if medians[k][0]]
+        theirs = [medians[k][0] for k in ("torch/1", "torch/default") if medians[k][0]]
+        share = min(ours) / min(theirs) if ours and theirs else None
+        cells = [ms(t) if t is not None else why for t, _, why in medians.values()]
+        summary.append([key.split("_")[0].upper(), f"{label}: {target_text}",
+                        f"{ratio(share)} of PyTorch's time" if share is not None
+                        else medians["micrograd/1"][2] or medians["micrograd/default"][2] or "—",
+                        verdict(share, target, False)])
+        return [label, *cells, ratio(share), verdict(share, target, False)]
+
+    out.append(table(header, [row_for("w2", "moons, batch 100", targets["W2"], "≤ 0.5× PyTorch")]))
+    _, ours_entry, _ = _tensor_medians(runs["micrograd/1"], "w2")
+    _, torch_entry, _ = _tensor_medians(runs["torch/1"], "w2")
+    if ours_entry and torch_entry:
+        worst = max_relative_difference(ours_entry["losses"], torch_entry["losses"])
+        out += ["", f"Losses, ours vs PyTorch (float64, same initial weights): max relative "
+                    f"difference {worst:.1e} over {len(ours_entry['losses'])} steps; "
+                    f"step 0: {ours_entry['losses'][0]!r} (the notebook's: 0.8958441028683222)."]
+    elif torch_entry:
+        out += ["", f"PyTorch's loss at step 0: {torch_entry['losses'][0]!r} (the notebook's: "
+                    "0.8958441028683222)."]
+    out += ["", "## W3 — digits MLP 64-128-10 training step, float32", "",
+            "scikit-learn's 8×8 digits, Linear-ReLU-Linear, cross-entropy, backward, SGD step, "
+            "the same initial weights in both; median over blocks and rounds. Ratios < 1 mean "
+            "ours is faster.", ""]
+    rows = []
+    for batch in (32, 128, 1797):
+        full = batch == 1797
+        rows.append(row_for(f"w3_{batch}", f"batch {batch:,}",
+                            targets["W3_full"] if full else targets["W3_small"],
+                            "≤ 1.1× PyTorch" if full else "≤ 0.5× PyTorch"))
+    out.append(table(header, rows))
+    firsts = []
+    for batch in (32, 128, 1797):
+        _, a, _ = _tensor_medians(runs["micrograd/1"], f"w3_{batch}")
+        _, b, _ = _tensor_medians(runs["torch/1"], f"w3_{batch}")
+        if a and b:
+            firsts.append(abs(a["first_loss"] - b["first_loss"]) / abs(b["first_loss"]))
+    if firsts:
+        out += ["", f"First-step loss, ours vs PyTorch (float32): max relative difference "
+                    f"{max(firsts):.1e}."]
+    return "\n".join(out)
+
+
+def machine_section(context: dict) -> str:
+    m = context.get("machine", {})
+    blas = m.get("blas_runtime")
+    if isinstance(blas, list):
+        blas = "; ".join(f"{b['internal_api']} {b['version']}, kernel {b['architecture']}, "
+                         f"{b['num_threads']} threads" for b in blas) or "none found"
+    unset = context.get("blas_env_unset") or {}
+    rows = [
+        ["CPU", m.get("cpu", "?")], ["cores", str(m.get("cores", "?"))],
+        ["Python", m.get("python", "?")], ["OS", m.get("platform", "?")],
+        ["numpy", m.get("numpy", "?")], ["numpy BLAS (build)", m.get("numpy_blas_build", "?")],
+        ["BLAS that ran (threadpoolctl)", str(blas)],
+        ["OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE",
+         ("unset for the benchmark processes (were: " + ", ".join(f"{k}={v}" for k, v in unset.items()) + ")")
+         if unset else "not set"],
+        ["PyTorch", f"{m.get('torch', '?')} (default threads: {m.get('torch_default_threads', '?')})"],
+        ["baseline", context.get("baseline_note", "?")],
+        ["load average before / after", f"{context.get('load_before')} / {context.get('load_after')}"],
+        ["commit", context.get("git", "?")],
+    ]
+    return "## Machine\n\n" + table(["", ""], rows)
+
+
+def render(context: dict, results: dict, plan, targets: dict, published: dict) -> str:
+    summary: list = []
+    sections = []
+    if "W1" in results:
+        sections.append(w1_section(results["W1"], targets, published, summary))
+    if "tensor" in results:
+        sections.append(tensor_sections(results["tensor"], targets, summary))
+    if "W4" in results:
+        sections.append(w4_section(results["W4"], targets, summary))
+    if "W5" in results:
+        sections.append(w5_section(results["W5"], results.get("W1", {}), targets, summary))
+    head = ["# Benchmarks", "",
+            f"Written by `{context['command']}` on {context['date']} in "
+            f"{context['seconds']:.0f} s. Every ratio compares numbers measured in this one run."]
+    if plan.quick:
+        head += ["", "**Quick run** (CI smoke test): tiny step counts, so the numbers below are "
+                     "noisy and say nothing about the targets; run `make bench` for real numbers."]
+    head += ["", "## Targets", "", table(["workload", "target", "measured", "result"], summary)]
+    return "\n\n".join(["\n".join(head), *sections, machine_section(context)]) + "\n"
+
+
+def write(path: Path, generated: str) -> None:
+    """Write the report, keeping the hand-written part of an existing one."""
+    kept = f"{HAND_WRITTEN_MARKER}\n\n## Where the time went\n\n(not written yet)\n"
+    if path.exists():
+        old = path.read_text()
+        if HAND_WRITTEN_MARKER in old:
+            kept = old[old.index(HAND_WRITTEN_MARKER):]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(generated + "\n" + kept)

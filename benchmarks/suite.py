@@ -1,0 +1,262 @@
+"""The driver: runs every workload in subprocesses and writes the markdown report.
+
+    python -m benchmarks            full run (several minutes), writes docs/benchmarks.md
+    python -m benchmarks --quick    smoke run for CI (well under a minute), writes
+                                    out/benchmarks-quick.md unless --output says otherwise
+
+Ratios are always between numbers measured in this same run. Runs of the engines being
+compared are interleaved, so a machine that gets busier halfway hurts both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.common import BLAS_ENV_VARS, ROOT, SRC
+
+BASELINE_VERSION = "0.1.0"
+BASELINE_DIR = ROOT / ".baselines" / f"micrograd-{BASELINE_VERSION}"
+
+# Published in micrograd's demo notebook (demo.ipynb): the loss at step 0 and step 99.
+NOTEBOOK_LOSSES = {0: 0.8958441028683222, 99: 0.010978370135492717}
+
+# The targets of issue 5, as ratios measured in one run.
+TARGETS = {
+    "W1": 30.0,  # at least 30x faster than micrograd 0.1.0
+    "W1_loss_rtol": 1e-12,  # same loss at every step
+    "W5": 1 / 3,  # at most a third of micrograd 0.1.0's peak RSS
+    "W2": 0.5,  # at most half of PyTorch's time per step
+    "W3_small": 0.5,  # batch 32 and 128: at most half of PyTorch's time
+    "W3_full": 1.1,  # full batch: within 1.1x of PyTorch
+    "W4": 12.0,  # 10^6 ops at most 12x the time of 10^5
+}
+
+
+@dataclass
+class Plan:
+    """How much to run: the full suite or the --quick smoke run."""
+
+    quick: bool
+    w1_steps: int
+    w1_runs: int
+    w1_baseline_steps: int
+    w1_baseline_runs: int
+    w4_sizes: tuple[int, int]
+    w4_repeats: int
+    tensor_rounds: int
+
+    @classmethod
+    def make(cls, quick: bool) -> "Plan":
+        if quick:
+            return cls(True, 3, 1, 2, 1, (1_000, 10_000), 1, 1)
+        return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 3, 2)
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- subprocesses ------------------------------------------------------------------------
+
+def bench_env(engine_dir: Path) -> dict:
+    """The environment of a benchmark subprocess: `engine_dir`'s micrograd first on the path.
+
+    OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on some machines, slowing numpy down) are
+    removed together, for benchmark subprocesses only; the report says so.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_ENV_VARS}
+    env["PYTHONPATH"] = os.pathsep.join([str(engine_dir), str(ROOT)])
+    env["PYTHONHASHSEED"] = "0"
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def run_json(module: str, args: list, engine_dir: Path, timeout: float) -> dict:
+    """Run `python -m benchmarks.<module> args` and return the JSON object it prints."""
+    command = [sys.executable, "-m", f"benchmarks.{module}", *map(str, args)]
+    try:
+        done = subprocess.run(
+            command, cwd=ROOT, env=bench_env(engine_dir), capture_output=True, text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
+        return {"error": f"exit {done.returncode}: {tail[0]}"}
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return {"error": f"no JSON in output: {done.stdout[-200:]!r}"}
+
+
+def ensure_baseline(quick: bool) -> tuple[Path | None, str]:
+    """micrograd 0.1.0 from PyPI in a folder of its own (it shares our import name)."""
+    if (BASELINE_DIR / "micrograd" / "engine.py").exists():
+        return BASELINE_DIR, f"micrograd {BASELINE_VERSION} from PyPI (cached in {_rel(BASELINE_DIR)})"
+    log(f"installing micrograd=={BASELINE_VERSION} into {_rel(BASELINE_DIR)}")
+    command = [
+        sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+        "--no-deps", "--target", str(BASELINE_DIR), f"micrograd=={BASELINE_VERSION}",
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60 if quick else 300)
+    except subprocess.TimeoutExpired:
+        return None, f"micrograd {BASELINE_VERSION} not available: pip install timed out"
+    if done.returncode != 0 or not (BASELINE_DIR / "micrograd" / "engine.py").exists():
+        reason = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        return None, f"micrograd {BASELINE_VERSION} not available: {reason}"
+    return BASELINE_DIR, f"micrograd {BASELINE_VERSION} from PyPI (installed into {_rel(BASELINE_DIR)})"
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# --- the workloads -----------------------------------------------------------------------
+
+def run_w1(plan: Plan, baseline: Path | None) -> dict:
+    """The notebook, ours and 0.1.0, runs interleaved: ours, 0.1.0, ours, 0.1.0, ours..."""
+    ours, theirs = [], []
+    order = ["ours"] * plan.w1_runs
+    if baseline is not None:
+        for i in range(plan.w1_baseline_runs):
+            order.insert(1 + 2 * i, "baseline")
+    for who in order:
+        if who == "ours":
+            log(f"W1 moons notebook, ours, {plan.w1_steps} steps")
+            ours.append(run_json("moons_notebook", [plan.w1_steps], SRC, 900))
+        else:
+            log(f"W1 moons notebook, micrograd {BASELINE_VERSION}, {plan.w1_baseline_steps} steps")
+            theirs.append(run_json("moons_notebook", [plan.w1_baseline_steps], baseline, 3600))
+    return {"ours": ours, "baseline": theirs}
+
+
+def run_w5(plan: Plan, baseline: Path | None, scratch: Path) -> dict:
+    data = scratch / "moons.json"
+    made = run_json("moons_data", [data], SRC, 300)
+    if "error" in made:
+        return {"error": f"could not make the moons data (needs numpy, scikit-learn): {made['error']}"}
+    log(f"W5 peak RSS, ours, {plan.w1_steps} steps")
+    result = {"ours": run_json("moons_notebook", [plan.w1_steps, data], SRC, 900)}
+    if baseline is not None:
+        log(f"W5 peak RSS, micrograd {BASELINE_VERSION}, {plan.w1_baseline_steps} steps")
+        result["baseline"] = run_json("moons_notebook", [plan.w1_baseline_steps, data], baseline, 3600)
+    return result
+
+
+def run_w4(plan: Plan, baseline: Path | None) -> dict:
+    small, big = plan.w4_sizes
+    runs: dict[int, list] = {small: [], big: []}
+    gc_off: dict[int, list] = {small: [], big: []}
+    for _ in range(plan.w4_repeats):  # fresh process per size; sizes interleaved
+        for n in (small, big):
+            log(f"W4 chain of {n:,} ops")
+            runs[n].append(run_json("chain", [n], SRC, 900))
+            log(f"W4 chain of {n:,} ops, cyclic gc off (diagnostic)")
+            gc_off[n].append(run_json("chain", ["--gc-off", n], SRC, 900))
+    result = {"sizes": [small, big], "runs": runs, "gc_off": gc_off}
+    if baseline is not None:
+        log(f"W4 chain of {small:,} ops, micrograd {BASELINE_VERSION}")
+        result["baseline"] = run_json("chain", [small], baseline, 600)
+    return result
+
+
+def run_tensor(plan: Plan) -> dict:
+    configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
+    if plan.quick:  # the smoke run exercises the code paths once: one thread each
+        configs = [("micrograd", "1"), ("torch", "1")]
+    results: dict[str, list] = {f"{e}/{t}": [] for e, t in configs}
+    for round_ in range(plan.tensor_rounds):
+        for engine, threads in configs:
+            key = f"{engine}/{threads}"
+            previous = results[key]
+            if previous and not previous[0].get("available", True):
+                continue  # not installed: asking again will not change that
+            log(f"W2/W3 {engine}, threads={threads}, round {round_ + 1}/{plan.tensor_rounds}")
+            previous.append(
+                run_json("tensor_workloads", [engine, threads, int(plan.quick)], SRC, 1200)
+            )
+    return results
+
+
+# --- main --------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny step counts (CI smoke run)")
+    parser.add_argument("--output", type=Path, help="where to write the markdown report")
+    parser.add_argument(
+        "--only", default="W1,W2,W3,W4,W5", help="comma-separated workloads to run (default: all)"
+    )
+    args = parser.parse_args(argv)
+    plan = Plan.make(args.quick)
+    only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
+    unknown = only - {"W1", "W2", "W3", "W4", "W5"}
+    if unknown or not only:
+        parser.error(f"--only takes workloads among W1,W2,W3,W4,W5, got {args.only!r}")
+    output = args.output or (
+        ROOT / "out" / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
+    )
+    scratch = ROOT / "out" / "bench-scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+
+    started = time.perf_counter()
+    context = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "python -m benchmarks" + (" --quick" if args.quick else ""),
+        "quick": args.quick,
+        "load_before": _loadavg(),
+        "blas_env_unset": {k: os.environ[k] for k in BLAS_ENV_VARS if k in os.environ},
+        "git": _git_describe(),
+    }
+    log("machine")
+    context["machine"] = run_json("machine", [], SRC, 300)
+    baseline, context["baseline_note"] = ensure_baseline(args.quick)
+
+    results: dict = {}
+    if "W1" in only:
+        results["W1"] = run_w1(plan, baseline)
+    if "W5" in only:
+        results["W5"] = run_w5(plan, baseline, scratch)
+    if "W4" in only:
+        results["W4"] = run_w4(plan, baseline)
+    if only & {"W2", "W3"}:
+        results["tensor"] = run_tensor(plan)
+    context["load_after"] = _loadavg()
+    context["seconds"] = time.perf_counter() - started
+
+    text = report.render(context, results, plan, TARGETS, NOTEBOOK_LOSSES)
+    report.write(output, text)
+    log(f"wrote {_rel(output)} in {context['seconds']:.0f} s")
+    return 0
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def _git_describe() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "log", "-1", "--format=%h %s"], cwd=ROOT, capture_output=True, text=True,
+            timeout=10,
+        )
+        return done.stdout.strip() or "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
