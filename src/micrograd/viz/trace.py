@@ -132,10 +132,13 @@ _UNARY = {"exp", "log", "sqrt", "tanh", "sigmoid", "ReLU", "sin", "cos", "abs"}
 
 def _is_builtin(node: Any) -> bool:
     """Was this node made by one of engine.py's own ops (not define_op / a custom closure)?"""
-    qualname = getattr(node._grad_fn, "__qualname__", "")
-    # A lecture-style `out._backward = closure` is wrapped in a lambda: traced generically.
-    return qualname.endswith("<locals>._backward") and (
-        qualname.startswith("Value.") or qualname.startswith("weighted_sum."))
+    backward = node._grad_fn
+    if getattr(backward, "__module__", None) != "micrograd.engine":
+        return False
+    # define_op's ops and lecture-style `out._backward = closure` (wrapped by the property
+    # setter) live in engine.py too, but their arithmetic is unknown: traced generically.
+    qualname = getattr(backward, "__qualname__", "")
+    return not qualname.startswith(("define_op.", "Value._backward."))
 
 
 def _equation(node: Any, name) -> str:
