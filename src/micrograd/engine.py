@@ -121,13 +121,13 @@ class Value:
         self._op = _op  # the op that produced this node, for pictures and debugging
         self._prev = tuple(_children) if modes.grad_enabled else ()  # inputs, in order
         self._grad_fn = None  # the local chain-rule step; None for a leaf
+        if modes.anomaly and _children:  # detect_anomaly(): stop at the op that made a nan/inf
+            autograd.check_forward(_op, data, tuple(_children), math.isfinite)
 
     def _attach(self, backward: Callable[["Value"], None]) -> "Value":
         """Step 3 of every op: remember how to send this node's grad to its inputs."""
         if self._prev:  # nothing to remember under no_grad()
             self._grad_fn = backward
-        if modes.anomaly:
-            autograd.check_forward(self._op, self.data, self._prev, math.isfinite)
         return self
 
     # --- the two ops the lecture starts with --------------------------------------------
@@ -357,13 +357,16 @@ def _as_value(x: object) -> Value:
 # you know can be one node. The graph is smaller; the numbers are the same.
 # ---------------------------------------------------------------------------------------
 
-def weighted_sum(weights: list[Value], inputs: Iterable[Value | Number], bias: Value) -> Value:
+def weighted_sum(
+    weights: list[Value], inputs: Iterable[Value | Number], bias: Value | Number
+) -> Value:
     """bias + w0*x0 + w1*x1 + ... as one node (a neuron's pre-activation).
 
     Adds in the same order as micrograd's `sum((wi*xi ...), bias)`, so the value is
     bit-for-bit the same as the fine-grained graph's; gradients: d/dwi = xi, d/dxi = wi.
     """
     xs = [x if isinstance(x, Value) else Value(x) for x in inputs]
+    bias = bias if isinstance(bias, Value) else Value(bias)
     if len(xs) != len(weights):
         raise ValueError(f"weighted_sum: {len(weights)} weights but {len(xs)} inputs")
     act = bias.data
