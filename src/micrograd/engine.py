@@ -379,7 +379,7 @@ def weighted_sum(
 def _weighted_sum_backward(out: Value) -> None:
     """d/dwi = xi * out.grad, d/dxi = wi * out.grad, d/dbias = out.grad.
 
-    Unlike the ops above this reads its inputs back from out._prev = (w..., x..., bias)
+    Like +, * and relu, it reads its inputs back from out._prev = (w..., x..., bias)
     instead of capturing them in a closure: one shared function instead of a function,
     a cell per variable and a list per neuron call. A neural net makes thousands of these
     nodes per step, and every object less is one the cyclic gc does not have to crawl.
