@@ -125,6 +125,16 @@ def _class_targets(target: Any, logits: np.ndarray) -> np.ndarray:
     return t
 
 
+def _row_max(X: np.ndarray) -> np.ndarray:
+    """The max over the last axis, kept as a size-1 axis.
+
+    numpy reduces a short last axis (10 classes) row by row, ~40 ns a row; the transposed
+    copy reduces whole rows of the copy at once: 11 instead of 80 us for 1,797 x 10."""
+    if X.ndim == 2 and X.shape[-1] <= 32:
+        return np.ascontiguousarray(X.T).max(axis=0)[:, None]
+    return X.max(axis=-1, keepdims=True)
+
+
 def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """-log softmax(input)[target], for logits (N, C) or (C,) and integer targets;
     one node with d/dinput = softmax(input) - onehot(target)."""
@@ -132,14 +142,12 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
     if X.ndim not in (1, 2):
         raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
-    z = X - X.max(axis=-1, keepdims=True) if X.size else X  # shifted: exp cannot overflow
+    z = X - _row_max(X) if X.size else X  # shifted: exp cannot overflow
     # the row sums as a product with a ones vector: BLAS beats sum() over a short last axis
     logp = z - np.log(np.exp(z) @ np.ones((X.shape[-1], 1), dtype=X.dtype))
-    if X.ndim == 1:
-        nll = -logp[t]
-    else:
-        rows = np.arange(X.shape[0])
-        nll = -logp[rows, t]
+    # each row's target entry, as positions in the flat array (cheaper than [rows, t])
+    picked = t if X.ndim == 1 else np.arange(0, X.size, max(X.shape[-1], 1)) + t
+    nll = -logp.reshape(-1)[picked]
     loss, scale = _reduce(nll, reduction)
 
     def grad_fn(node):
@@ -147,10 +155,7 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
         if g is None:
             return
         d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
-        if X.ndim == 1:
-            d[t] -= 1
-        else:
-            d[rows, t] -= 1
+        d.reshape(-1)[picked] -= 1
         if scale is None:
             d *= g[..., None]
         else:
