@@ -327,6 +327,40 @@ def test_linear_matches_torch(dtype, batch, with_bias):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batch", [(), (1,), (7,), (2, 3), (0,)], ids=str)
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_relu_matches_torch(dtype, batch, with_bias):
+    rng = np.random.default_rng(8)
+    arrays = [make_array(rng, batch + (4,), dtype), make_array(rng, (3, 4), dtype)]
+    if with_bias:
+        arrays.append(make_array(rng, (3,), dtype))
+    twin(arrays, lambda *a: torch.relu(torch.nn.functional.linear(*a)), F.linear_relu, dtype)
+
+
+def test_sequential_fuses_linear_relu_with_the_unfused_numbers():
+    from micrograd.tensors import nn
+
+    rng = np.random.default_rng(9)
+    model = nn.Sequential(nn.Linear(5, 6, rng=rng), nn.ReLU(), nn.Linear(6, 2, rng=rng))
+    x = rng.standard_normal((9, 5))
+    x[0] = np.nan  # nan stays nan through the fused relu, as torch.relu
+    fused = model(micrograd.tensor(x))
+    assert fused._prev[0]._op == "linear_relu"
+    by_layer = model[2](model[1](model[0](micrograd.tensor(x))))
+    assert by_layer._prev[0]._op == "relu"
+    np.testing.assert_array_equal(fused.data, by_layer.data)
+    grads = []
+    for out in (fused, by_layer):
+        model.zero_grad()
+        out[1:].sum().backward()
+        grads.append([p.grad.copy() for p in model.parameters()])
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
+    hidden = F.linear_relu(micrograd.tensor(x[1:]), model[0].weight, model[0].bias).data
+    assert (hidden == 0).any() and not np.signbit(hidden).any()  # +0.0 where x < 0, not -0.0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("shape", [(5, 4), (4,), (1, 3)], ids=str)
 def test_cross_entropy_matches_torch(dtype, reduction, shape):

@@ -21,6 +21,7 @@ from micrograd.tensors.engine import (
 
 __all__ = [
     "linear",
+    "linear_relu",
     "relu",
     "tanh",
     "sigmoid",
@@ -34,37 +35,93 @@ __all__ = [
 ]
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """x @ W^T + b as one node;  dx = g W,  dW = g^T x,  db = sum of g over the batch."""
+def _check_linear(x: Any, weight: Tensor, op: str) -> Tensor:
     if type(x) is not Tensor:
         x = Tensor(x)
     X, W = x.data, weight.data
     if X.ndim == 0 or X.shape[-1] != W.shape[1]:
         raise ValueError(
-            f"linear: input of shape {X.shape} does not fit weight of shape {W.shape} "
+            f"{op}: input of shape {X.shape} does not fit weight of shape {W.shape} "
             f"(expected input shape (..., {W.shape[1]}))"
         )
+    return x
+
+
+def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
+    """X @ W^T + b as a fresh array."""
     out = X @ W.T
     if bias is not None:
         out += bias.data  # the product is a fresh array: adding in place saves a copy
+    return out
+
+
+def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """Send dx = g W, dW = g^T x, db = sum of g over the batch (g: d loss / d(x W^T + b))."""
+    X, W = x.data, weight.data
+    if x._requires_grad:
+        _send(x, g @ W)
+    g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
+    if weight._requires_grad:
+        _send(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
+    if bias is not None and bias._requires_grad:
+        # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
+        _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
+
+
+def _record(x: Tensor, weight: Tensor, bias: Tensor | None) -> tuple[tuple, bool]:
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    return inputs, any(t._requires_grad for t in inputs)
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ W^T + b as one node;  dx = g W,  dW = g^T x,  db = sum of g over the batch."""
+    x = _check_linear(x, weight, "linear")
+    out = _affine(x.data, weight.data, bias)
 
     def grad_fn(node):
         g = node.grad
-        if g is None:
-            return
-        if x._requires_grad:
-            _send(x, g @ W)
-        g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
-        if weight._requires_grad:
-            _send(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
-        if bias is not None and bias._requires_grad:
-            # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
-            _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
+        if g is not None:
+            _linear_backward(g, x, weight, bias)
 
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    record = x._requires_grad or weight._requires_grad or (
-        bias is not None and bias._requires_grad)
+    inputs, record = _record(x, weight, bias)
     return _node(out, inputs, "linear", grad_fn, record)
+
+
+_zero_arrays: dict[tuple, np.ndarray] = {}
+
+
+def _zeros_shaped(a: np.ndarray) -> np.ndarray:
+    """A read-only array of zeros shaped like `a`, kept for reuse.
+
+    np.maximum(a, 0) runs numpy's slow scalar loop (~87 us on 1,797 x 128 float32);
+    np.maximum(a, zeros) runs the vectorized one (~30 us)."""
+    key = (a.shape, a.dtype)
+    zeros = _zero_arrays.get(key)
+    if zeros is None:
+        if len(_zero_arrays) >= 8:  # a few shapes are in use at a time; forget old ones
+            _zero_arrays.clear()
+        zeros = _zero_arrays[key] = np.zeros(a.shape, a.dtype)
+        zeros.flags.writeable = False
+    return zeros
+
+
+def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """relu(x @ W^T + b) as one node (Sequential's Linear followed by ReLU);
+    with g' = g * (out > 0): dx = g' W,  dW = g'^T x,  db = sum of g' over the batch.
+
+    The same numbers as linear() then relu(), with one array and one pass less each way.
+    """
+    x = _check_linear(x, weight, "linear_relu")
+    out = _affine(x.data, weight.data, bias)
+    np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
+
+    def grad_fn(node):
+        g = node.grad
+        if g is not None:
+            _linear_backward(g * (out > 0), x, weight, bias)  # 1 where x > 0 (0 at 0)
+
+    inputs, record = _record(x, weight, bias)
+    return _node(out, inputs, "linear_relu", grad_fn, record)
 
 
 def relu(x: Tensor) -> Tensor:
@@ -125,6 +182,16 @@ def _class_targets(target: Any, logits: np.ndarray) -> np.ndarray:
     return t
 
 
+def _row_max(X: np.ndarray) -> np.ndarray:
+    """The max over the last axis, kept as a size-1 axis.
+
+    numpy reduces a short last axis (10 classes) row by row, ~40 ns a row; the transposed
+    copy reduces whole rows of the copy at once: 11 instead of 80 us for 1,797 x 10."""
+    if X.ndim == 2 and X.shape[-1] <= 32:
+        return np.ascontiguousarray(X.T).max(axis=0)[:, None]
+    return X.max(axis=-1, keepdims=True)
+
+
 def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """-log softmax(input)[target], for logits (N, C) or (C,) and integer targets;
     one node with d/dinput = softmax(input) - onehot(target)."""
@@ -132,14 +199,12 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
     if X.ndim not in (1, 2):
         raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
-    z = X - X.max(axis=-1, keepdims=True) if X.size else X  # shifted: exp cannot overflow
+    z = X - _row_max(X) if X.size else X  # shifted: exp cannot overflow
     # the row sums as a product with a ones vector: BLAS beats sum() over a short last axis
     logp = z - np.log(np.exp(z) @ np.ones((X.shape[-1], 1), dtype=X.dtype))
-    if X.ndim == 1:
-        nll = -logp[t]
-    else:
-        rows = np.arange(X.shape[0])
-        nll = -logp[rows, t]
+    # each row's target entry, as positions in the flat array (cheaper than [rows, t])
+    picked = t if X.ndim == 1 else np.arange(0, X.size, max(X.shape[-1], 1)) + t
+    nll = -logp.reshape(-1)[picked]
     loss, scale = _reduce(nll, reduction)
 
     def grad_fn(node):
@@ -147,10 +212,7 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
         if g is None:
             return
         d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
-        if X.ndim == 1:
-            d[t] -= 1
-        else:
-            d[rows, t] -= 1
+        d.reshape(-1)[picked] -= 1
         if scale is None:
             d *= g[..., None]
         else:

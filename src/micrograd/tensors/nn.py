@@ -133,14 +133,25 @@ class Linear(Module):
 
 
 class Sequential(Module):
-    """Modules applied one after another."""
+    """Modules applied one after another. A Linear directly followed by a ReLU runs as one
+    fused node (F.linear_relu, same numbers); call the layers one by one, e.g.
+    `model[1](model[0](x))`, to see them as separate nodes."""
 
     def __init__(self, *modules: Module):
         self.layers = list(modules)
 
     def forward(self, x: Tensor) -> Tensor:
-        for layer in self.layers:
-            x = layer(x)
+        layers = self.layers
+        i, n = 0, len(layers)
+        while i < n:
+            layer = layers[i]
+            # exact types: a subclass may change forward(), so it runs as written
+            if type(layer) is Linear and i + 1 < n and type(layers[i + 1]) is ReLU:
+                x = F.linear_relu(x, layer.weight, layer.bias)
+                i += 2
+            else:
+                x = layer(x)
+                i += 1
         return x
 
     def _collect(self, prefix: str, found: list) -> None:
