@@ -128,6 +128,24 @@ def _is_finite(grad: Any) -> bool:
     return grad is None or bool(np.isfinite(grad).all())
 
 
+def _quiet(function: Callable) -> Callable:
+    """`function` under np.errstate(all="ignore"): inf and nan come back as IEEE defines them
+    (1/0 = inf, log 0 = -inf, sqrt -1 = nan), silently, as in PyTorch and the scalar engine.
+    numpy would also print a RuntimeWarning pointing into this file; anomaly mode
+    (micrograd.detect_anomaly) is the way to stop at the first inf or nan. Used only where
+    such values can come up, since the context manager costs ~1 us a call."""
+
+    def call(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return function(*args)
+
+    return call
+
+
+_divide, _power, _exp, _log, _sqrt = map(_quiet, (np.true_divide, np.power, np.exp, np.log,
+                                                  np.sqrt))
+
+
 # Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
 def _mul_da(g, x, y, out):  # d(xy)/dx = y
     return g * y
@@ -138,11 +156,11 @@ def _mul_db(g, x, y, out):  # d(xy)/dy = x
 
 
 def _div_da(g, x, y, out):  # d(x/y)/dx = 1/y
-    return g / y
+    return _divide(g, y)
 
 
 def _div_db(g, x, y, out):  # d(x/y)/dy = -x/y^2
-    return -g * x / (y * y)
+    return _divide(-g * x, y * y)
 
 
 def _pow_da(g, x, y, out):  # d(x^y)/dx = y x^(y-1), 0 where y == 0 (as PyTorch)
@@ -369,8 +387,8 @@ class Tensor:
     __add__, __radd__ = _operator_pair("+", np.add, None, None)  # d/da = d/db = 1
     __sub__, __rsub__ = _operator_pair("-", np.subtract, None, lambda g, x, y, out: -g)
     __mul__, __rmul__ = _operator_pair("*", np.multiply, _mul_da, _mul_db)
-    __truediv__, __rtruediv__ = _operator_pair("/", np.true_divide, _div_da, _div_db)
-    __pow__, __rpow__ = _operator_pair("**", np.power, _pow_da, _pow_db)
+    __truediv__, __rtruediv__ = _operator_pair("/", _divide, _div_da, _div_db)
+    __pow__, __rpow__ = _operator_pair("**", _power, _pow_da, _pow_db)
 
     def __matmul__(self, other: ArrayLike) -> "Tensor":
         b = other if type(other) is Tensor else _operand(other)
@@ -456,13 +474,13 @@ class Tensor:
 
     def exp(self) -> "Tensor":
         """e^x;  d/dx = e^x."""
-        e = np.exp(self.data)
+        e = _exp(self.data)
         return _unary(self, e, "exp", lambda g: g * e)
 
     def log(self) -> "Tensor":
         """ln x;  d/dx = 1/x."""
         x = self.data
-        return _unary(self, np.log(x), "log", lambda g: g / x)
+        return _unary(self, _log(x), "log", lambda g: _divide(g, x))
 
     def tanh(self) -> "Tensor":
         """tanh x;  d/dx = 1 - tanh(x)^2."""
@@ -483,8 +501,8 @@ class Tensor:
 
     def sqrt(self) -> "Tensor":
         """sqrt x;  d/dx = 1 / (2 sqrt x)."""
-        r = np.sqrt(self.data)
-        return _unary(self, r, "sqrt", lambda g: g / (2 * r))
+        r = _sqrt(self.data)
+        return _unary(self, r, "sqrt", lambda g: _divide(g, 2 * r))
 
     def abs(self) -> "Tensor":
         """|x|;  d/dx = sign(x) (0 at 0, as PyTorch)."""
@@ -535,7 +553,7 @@ class Tensor:
         with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
             out = np.asarray(np.true_divide(x.sum(axis=axes, keepdims=keepdim), count))
         return _unary(self, out, "mean",
-                      lambda g: _spread(_keep(g, axes, keepdim) / count, x.shape))
+                      lambda g: _spread(_divide(_keep(g, axes, keepdim), count), x.shape))
 
     def max(self, dim: int | None = None, keepdim: bool = False) -> "Tensor | MaxMin":
         """The largest element; with `dim`, (values, indices) along it, as torch.max."""
@@ -941,7 +959,7 @@ def _softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 def _log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     z = x - x.max(axis=dim, keepdims=True, initial=-np.inf)
-    return z - np.log(np.exp(z).sum(axis=dim, keepdims=True))
+    return z - _log(np.exp(z).sum(axis=dim, keepdims=True))  # an empty row sums to 0
 
 
 def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple | None:
