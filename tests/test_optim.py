@@ -14,6 +14,7 @@ import pytest
 
 import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
 
+import micrograd
 from micrograd.engine import Value
 from micrograd.optim import (
     SGD,
@@ -143,13 +144,32 @@ def test_zero_grad_resets_floats_arrays_and_keeps_none():
     arr.grad = old_grad
     none = ArrayParam([0.0])
     opt = SGD([v, arr, none], lr=0.1)
-    opt.zero_grad()
+    opt.zero_grad(set_to_none=False)
     assert v.grad == 0.0 and isinstance(v.grad, float)
     np.testing.assert_array_equal(arr.grad, [0.0, 0.0])  # not nan, though the old grad was inf
     assert arr.grad is not old_grad and old_grad[1] == -3.0  # a new array, the old one intact
     assert none.grad is None
-    opt.zero_grad(set_to_none=True)
-    assert v.grad is None and arr.grad is None
+    v.grad, arr.grad = 5.0, old_grad
+    opt.zero_grad()  # PyTorch's default set_to_none=True -- but a Value's grad stays a number
+    assert v.grad == 0.0 and isinstance(v.grad, float) and arr.grad is None
+    x = Value(3.0)
+    (x * x).backward()
+    SGD([x], lr=0.1).zero_grad()
+    (x * x).backward()  # the lecture's `grad += ...` still works after zero_grad()
+    assert x.grad == 6.0
+
+
+def test_zero_grad_defaults_to_none_for_tensors_as_torch():
+    w = micrograd.tensor([1.0, -2.0], requires_grad=True)
+    ref = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    opt, ref_opt = SGD([w], lr=0.1), torch.optim.SGD([ref], lr=0.1)
+    for params, optimizer in (([w], opt), ([ref], ref_opt)):
+        (params[0] * params[0]).sum().backward()
+        optimizer.zero_grad()
+    assert w.grad is None and ref.grad is None
+    (w * 3).sum().backward()
+    (ref * 3).sum().backward()
+    np.testing.assert_array_equal(w.grad, ref.grad.numpy())
 
 
 def test_zero_grad_then_backward_gives_the_fresh_gradient():

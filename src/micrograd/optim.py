@@ -85,10 +85,15 @@ class Optimizer:
         self.lr = float(lr)
         self.state: dict[int, dict[str, Any]] = {}  # per parameter, keyed by id(p)
 
-    def zero_grad(self, set_to_none: bool = False) -> None:
-        """Reset every gradient to zero (or to None, as PyTorch's set_to_none=True)."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients: array gradients become None (PyTorch's default; the next
+        backward starts them fresh, with no zero-filled array to add into), or zero-filled
+        arrays with set_to_none=False. A number gradient (a Value's) always becomes 0.0:
+        the lecture's `child.grad += ...` needs a number there."""
         for p in self.params:
-            if set_to_none:
+            if isinstance(p.grad, (int, float)):
+                p.grad = 0.0
+            elif set_to_none:
                 p.grad = None
             elif p.grad is not None:
                 p.grad = _zeros_like(p.grad)
