@@ -53,6 +53,10 @@ class GraphView:
     def hidden(self) -> int:
         return self.total - len(self.nodes)
 
+    def full_names(self, order: list) -> dict:
+        """Names for every node of `order`: the drawn ones keep theirs, the rest get new ones."""
+        return extend_names(order, self.names)
+
 
 def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
          what: str = "draw_dot", names: Mapping[str, Any] | None = None) -> GraphView:
