@@ -309,3 +309,24 @@ def test_drawing_something_that_is_not_a_graph_is_a_clear_error():
         to_mermaid(np.ones(3))
     with pytest.raises(TypeError, match="Value or a Tensor"):
         trace(2.0)
+
+
+def test_readme_tensor_graph_example_runs(tmp_path):
+    require_tool("dot")
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**Tensor graphs**"):]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start:section.index("\n```", start)]
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(root / "src")})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "mlp.svg").read_bytes().lstrip().startswith(b"<?xml")
+    assert "0.weight (parameter) | shape (3, 2) float64" in result.stdout
+    assert "step 3: v0 = linear_relu(x, 0.weight, 0.bias)" in result.stdout
