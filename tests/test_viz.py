@@ -344,3 +344,14 @@ def test_cli_graph_html_with_max_depth(tmp_path):
     # o = tanh(n), n = s + b, s = x1*w1 + x2*w2: o, n, s and b are within 2 ops
     assert sorted(node["name"] for node in data["nodes"].values()) == ["b", "v0", "v1", "v2"]
     assert "6 more are not drawn" in out.read_text()
+
+
+def test_names_argument_overrides_labels_in_pictures_and_trace():
+    from micrograd.viz import trace
+
+    a, b = Value(2.0), Value(-3.0, label="b")
+    c = a * b
+    names = {"alpha": a, "beta": b, "product": c}
+    assert "{ alpha | data 2.0000 | grad 0.0000 }" in dot_source(c, names=names)
+    assert '["beta | data -3.0000 | grad 0.0000"]' in to_mermaid(c, names=names)
+    assert "alpha.grad += beta.data * product.grad = (-3.0) * 1.0 = -3.0" in trace(c, names=names)

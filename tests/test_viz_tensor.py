@@ -330,3 +330,11 @@ def test_readme_tensor_graph_example_runs(tmp_path):
     assert (tmp_path / "mlp.svg").read_bytes().lstrip().startswith(b"<?xml")
     assert "0.weight (parameter) | shape (3, 2) float64" in result.stdout
     assert "step 3: v0 = linear_relu(x, 0.weight, 0.bias)" in result.stdout
+
+
+def test_trace_of_a_leaf_output_is_its_seed():
+    p = micrograd.tensor(3.0, requires_grad=True)
+    text = trace(p, names={"p": p})
+    assert "p.grad = 1.0   (the output is a leaf" in text and "p.grad = shape (): 1.0000" in text
+    p.backward()
+    assert p.grad == 1.0

@@ -84,7 +84,9 @@ class TensorTrace:
         out = ["forward pass (inputs first):"]
         out += ["  " + line for line in self.forward]
         out.append("backward pass (in the order backward() runs it):")
-        if not self.steps:
+        if not self.root._prev and getattr(self.root, "requires_grad", False):
+            out.append(f"  {root}.grad = 1.0   (the output is a leaf: backward() only seeds it)")
+        elif not self.steps:
             out.append("  no backward steps: nothing in this graph requires grad")
         else:
             out.append(f"  {root}.grad = 1.0   (d{root}/d{root} = 1, "
@@ -119,7 +121,7 @@ def tensor_trace_steps(root: Any, names: Mapping[str, Any] | None = None) -> Ten
     grads: dict = {id(node): None for node in order}
     import numpy as np
 
-    if root._grad_fn is not None:
+    if root._grad_fn is not None or getattr(root, "requires_grad", False):
         grads[id(root)] = np.ones_like(root.data)
     steps = []
     for node in reversed(order):
