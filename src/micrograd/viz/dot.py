@@ -1,10 +1,12 @@
 """draw_dot: the lecture's graph picture, as Graphviz DOT.
 
 A record per value (`label | data 2.0000 | grad 6.0000`) and a small node per op between
-its inputs and its output. A Tensor's record adds its shape and dtype and summarises big
-arrays (see graph.array_text); its parameters are filled light blue, constants grey. The picture is described once as plain node/edge lists, then
+its inputs and its output. The picture is described once as plain node/edge lists, then
 turned into a `graphviz.Digraph` (for notebooks and `.render()`) or into DOT text directly
 (for the HTML page and `.dot` files, which then need no Python package).
+
+A Tensor's record adds its shape and dtype and summarises big arrays (graph.array_text);
+its parameters are filled light blue and its constants grey.
 """
 
 from __future__ import annotations

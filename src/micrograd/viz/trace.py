@@ -7,9 +7,10 @@ numbers, the way the lecture does it by hand, e.g. for L = d * f:
     f.grad += d.data * L.grad = 4.0 * 1.0 = 4.0
 
 The trace keeps its own gradients and never touches `.grad`, so tracing a graph does not
-change it. A Tensor graph gets the trace of tensor_trace.py (shapes and summaries per step). Ops made with `define_op` (or a lecture-style `out._backward = ...`) are traced
+change it. Ops made with `define_op` (or a lecture-style `out._backward = ...`) are traced
 generically: their local derivative is read by running the node's own backward once with
-out.grad = 1 on scratch gradients.
+out.grad = 1 on scratch gradients. A Tensor graph gets tensor_trace.py's trace instead:
+each step's gradient shapes and summaries.
 """
 
 from __future__ import annotations
