@@ -257,3 +257,63 @@ def test_labels_cannot_inject_markup(open_page):
     page = open_page(x * 2)
     assert page.evaluate("() => window.hacked === undefined")
     assert page.errors == []
+
+
+def within(root, max_depth):
+    """ids of the nodes at most max_depth ops from root (the test's own BFS)."""
+    near, frontier = {id(root)}, [root]
+    for _ in range(max_depth):
+        frontier = [c for n in frontier for c in n._prev if id(c) not in near]
+        near |= {id(c) for c in frontier}
+    return near
+
+
+def cut_snapshots(root, max_depth):
+    """The drawn nodes' gradients after each page step of a max_depth page, from the engine:
+    every backward function runs; a step is one that runs a drawn node or feeds one."""
+    order = topological_order(root)
+    near = within(root, max_depth)
+    drawn = [n for n in order if id(n) in near]
+    for node in order:
+        node.grad = 0.0
+    snapshots = [[0.0] * len(drawn)]
+    root.grad = 1.0
+    snapshots.append([n.grad for n in drawn])
+    for node in reversed(order):
+        if node._grad_fn is None:
+            continue
+        node._grad_fn(node)
+        if id(node) in near or any(id(c) in near for c in node._prev):
+            snapshots.append([n.grad for n in drawn])
+    return drawn, snapshots
+
+
+def deep_reuse():
+    x = Value(0.5, label="x")
+    y = x
+    for _ in range(6):
+        y = (y * 1.1).tanh()
+    return x * y
+
+
+@pytest.mark.parametrize("build, depth, dot", [
+    (deep_reuse, 1, True), (deep_reuse, 1, False), (mlp_loss, 4, True), (mlp_loss, 4, False)],
+    ids=["reuse-dot", "reuse-columns", "mlp-dot", "mlp-columns"])
+def test_max_depth_page_every_step_matches_the_engine(open_page, monkeypatch, build, depth, dot):
+    import micrograd.viz.html as html_module
+
+    if not dot:
+        monkeypatch.setattr(html_module, "has_dot", lambda: False)
+    root = build()
+    page = open_page(root, max_depth=depth)
+    drawn, snapshots = cut_snapshots(root, depth)
+    total = len(snapshots) - 1
+    assert step_counter(page) == f"step 0 of {total}"
+    for k in range(total + 1):
+        if k:
+            page.click("#mg-next")
+        assert_page_shows(page, snapshots[k])
+    assert page.is_disabled("#mg-next")
+    page.keyboard.press("Home")
+    assert_page_shows(page, snapshots[0])
+    assert page.errors == []

@@ -246,3 +246,112 @@ def test_html_page_of_a_graph_too_big_for_graphviz_uses_the_column_layout(monkey
     with pytest.warns(UserWarning, match="column layout"):
         page = html_module.html_page(lecture_neuron(backward=True))
     assert '<g id="n0" class="node">' in page and "grad 0.0000" in page
+
+
+# --- the HTML page with max_depth -----------------------------------------------------------
+
+def page_data(page: str) -> dict:
+    import json
+
+    return json.loads(re.search(r'id="mg-data">(.*?)</script>', page, re.S).group(1))
+
+
+def within(root, max_depth):
+    """ids of the nodes at most max_depth ops from root (the test's own BFS)."""
+    near, frontier = {id(root)}, [root]
+    for _ in range(max_depth):
+        frontier = [c for n in frontier for c in n._prev if id(c) not in near]
+        near |= {id(c) for c in frontier}
+    return near
+
+
+def x_times_deep_x():
+    """L = x * f(x), f six ops deep: x is drawn at depth 1 but also gets a gradient from the
+    bottom of f, which max_depth=1 does not draw."""
+    x = Value(0.5, label="x")
+    y = x
+    for _ in range(6):
+        y = (y * 1.1).tanh()
+    L = x * y
+    L.label = "L"
+    return x, L
+
+
+@pytest.mark.parametrize("build, depth", [(x_times_deep_x, 1), (x_times_deep_x, 3),
+                                          (lambda: (None, chain(40)), 5)])
+def test_html_page_with_max_depth_keeps_every_step_that_changes_a_drawn_gradient(build, depth):
+    from micrograd.autograd import topological_order
+    from micrograd.viz import html_page
+
+    _, root = build()
+    data = page_data(html_page(root, max_depth=depth))
+    order = topological_order(root)
+    near = within(root, depth)
+    drawn = [n for n in order if id(n) in near]
+    assert len(data["nodes"]) == len(drawn) < len(order)
+    expected_steps = [n for n in reversed(order) if n._grad_fn is not None
+                      and (id(n) in near or any(id(c) in near for c in n._prev))]
+    assert len(data["steps"]) == 2 + len(expected_steps)  # + the forward pass and the seed
+    root.backward()
+    final = {}
+    for step in data["steps"]:
+        for update in step["updates"]:
+            assert update["id"] in data["nodes"]
+            final[update["id"]] = update["after"]
+    for k, node in enumerate(drawn):
+        assert final.get(f"n{k}", 0.0) == node.grad  # the engine's gradient, exactly
+
+
+def test_html_page_marks_the_steps_of_undrawn_nodes():
+    from micrograd.viz import html_page
+
+    x, L = x_times_deep_x()
+    page = html_page(L, max_depth=1)
+    data = page_data(page)
+    hidden = [s for s in data["steps"] if s["node"] is None and s["updates"]]
+    assert len(hidden) == 1 and "not drawn: beyond max_depth=1" in hidden[0]["title"]
+    assert hidden[0]["updates"][0]["id"] == "n0"  # x: its second share comes from deep down
+    assert "19 more are not drawn" not in page  # 20 nodes: 3 drawn, 17 not
+    assert "17 more are not drawn" in page and "17 more nodes beyond max_depth=1" in page
+
+
+def test_html_page_with_max_depth_without_graphviz_draws_the_cut_note(monkeypatch):
+    import micrograd.viz.html as html_module
+
+    monkeypatch.setattr(html_module, "has_dot", lambda: False)
+    _, L = x_times_deep_x()
+    page = html_module.html_page(L, max_depth=1)
+    svg = page[page.index("<svg"):page.index("</svg>") + 6]
+    ET.fromstring(svg)  # well-formed
+    assert '<g id="cut" class="node">' in svg and "17 more nodes beyond max_depth=1" in svg
+    drawn = re.findall(r'<g id="(n\d+(?:_op)?)" class="node">', svg)
+    assert sorted(drawn) == ["n0", "n1", "n1_op", "n2", "n2_op"]  # x, tanh, L and their ops
+
+
+def test_html_page_max_depth_is_checked():
+    from micrograd.viz import html_page
+
+    with pytest.raises(ValueError, match="max_depth"):
+        html_page(lecture_neuron(), max_depth=-2)
+
+
+def test_cli_graph_html_with_max_depth(tmp_path):
+    out = tmp_path / "g.html"
+    result = run_cli("graph", "tanh(x1*w1 + x2*w2 + b)", "x1=2", "x2=0", "w1=-3", "w2=1",
+                     "b=6.8813735870195432", "--max-depth", "2", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    data = page_data(out.read_text())
+    # o = tanh(n), n = s + b, s = x1*w1 + x2*w2: o, n, s and b are within 2 ops
+    assert sorted(node["name"] for node in data["nodes"].values()) == ["b", "v0", "v1", "v2"]
+    assert "6 more are not drawn" in out.read_text()
+
+
+def test_names_argument_overrides_labels_in_pictures_and_trace():
+    from micrograd.viz import trace
+
+    a, b = Value(2.0), Value(-3.0, label="b")
+    c = a * b
+    names = {"alpha": a, "beta": b, "product": c}
+    assert "{ alpha | data 2.0000 | grad 0.0000 }" in dot_source(c, names=names)
+    assert '["beta | data -3.0000 | grad 0.0000"]' in to_mermaid(c, names=names)
+    assert "alpha.grad += beta.data * product.grad = (-3.0) * 1.0 = -3.0" in trace(c, names=names)

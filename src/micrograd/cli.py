@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("-o", "--output", required=True,
                        help="output file: .svg, .png, .dot, .mmd or .html")
     graph.add_argument("--rankdir", default="LR", choices=["LR", "TB"])
+    graph.add_argument("--max-depth", type=int, default=None, metavar="N",
+                       help="draw only the nodes within N ops of the output (for big graphs)")
 
     trace = commands.add_parser("trace", help="print the backward pass step by step")
     trace.add_argument("expr")
@@ -84,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "trace":
                 print(viz.trace_expression(args.expr, values))
             else:
-                path = viz.render_expression(args.expr, values, args.output, rankdir=args.rankdir)
+                path = viz.render_expression(args.expr, values, args.output, rankdir=args.rankdir,
+                                             max_depth=args.max_depth)
                 print(f"wrote {path}")
             return 0
         if args.command == "check":

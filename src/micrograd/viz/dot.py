@@ -4,15 +4,18 @@ A record per value (`label | data 2.0000 | grad 6.0000`) and a small node per op
 its inputs and its output. The picture is described once as plain node/edge lists, then
 turned into a `graphviz.Digraph` (for notebooks and `.render()`) or into DOT text directly
 (for the HTML page and `.dot` files, which then need no Python package).
+
+A Tensor's record adds its shape and dtype and summarises big arrays (graph.array_text);
+its parameters are filled light blue and its constants grey.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from micrograd.viz.graph import GraphView, fmt4, view
+from micrograd.viz.graph import GraphView, fmt4, is_array_node, is_parameter, tensor_fields, view
 
 INSTALL_GRAPHVIZ = (
     "Graphviz's `dot` program is not installed: install it with `apt install graphviz`, "
@@ -20,6 +23,8 @@ INSTALL_GRAPHVIZ = (
     "(the DOT text is still available as .source)"
 )
 RANKDIRS = ("LR", "TB", "RL", "BT")
+PARAMETER_FILL = "lightblue"  # as torchviz colours a model's parameters
+CONSTANT_FILL = "gray92"
 FORMATS = ("svg", "png", "pdf", "dot")
 
 
@@ -47,11 +52,19 @@ def describe(graph: GraphView, rankdir: str = "LR",
     for node in graph.nodes:
         nid = graph.id(node)
         grad = node.grad if grads is None else grads[id(node)]
-        parts = [graph.name(node), f"data {_number(node.data)}", f"grad {_number(grad)}"]
+        array = is_array_node(node)
+        if array:
+            parts = tensor_fields(graph.name(node), node, grad)
+        else:
+            parts = [graph.name(node), f"data {_number(node.data)}", f"grad {_number(grad)}"]
         if fields is not None:
             parts += fields(node)
         label = "{ " + " | ".join(_escape(p, record=True) for p in parts) + " }"
-        nodes.append((nid, {"label": label, "shape": "record", "id": nid}))
+        attrs = {"label": label, "shape": "record", "id": nid}
+        if array and not node._prev:
+            attrs.update(style="filled",
+                         fillcolor=PARAMETER_FILL if is_parameter(node) else CONSTANT_FILL)
+        nodes.append((nid, attrs))
         if node._prev:
             op_id = nid + "_op"
             nodes.append((op_id, {"label": _escape(node._op or "?"), "id": op_id,
@@ -84,9 +97,9 @@ def input_edges(graph: GraphView, node: Any) -> list:
 
 def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
                fields: Callable[[Any], list] | None = None, graph: GraphView | None = None,
-               grads: dict | None = None) -> str:
+               grads: dict | None = None, names: Mapping[str, Any] | None = None) -> str:
     """The DOT text of draw_dot's picture, made without the graphviz Python package."""
-    graph = graph or view(root, max_depth, what="dot_source")
+    graph = graph or view(root, max_depth, what="dot_source", names=names)
     graph_attrs, nodes, edges = describe(graph, rankdir, fields, grads)
 
     def attrs(a: dict) -> str:
@@ -101,12 +114,13 @@ def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
 
 
 def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
-             max_depth: int | None = None) -> Any:
-    """The lecture's picture of `root`'s graph as a graphviz.Digraph.
+             max_depth: int | None = None, names: Mapping[str, Any] | None = None) -> Any:
+    """The lecture's picture of `root`'s graph (a Value or a Tensor) as a graphviz.Digraph.
 
     `.render()` / `.pipe()` need Graphviz's `dot` program; in Jupyter the result shows
     inline. Graphs over 500 nodes warn with their size; `max_depth=N` draws only nodes
     within N ops of root (the rest is summarised in one dashed note, not dropped silently).
+    `names` ({name: node}, e.g. `dict(model.named_parameters())`) names unlabelled nodes.
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
@@ -117,7 +131,7 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
             "draw_dot needs the graphviz Python package: pip install graphviz "
             "(or pip install 'micrograd[viz]'); to_mermaid() and dot_source() need nothing"
         ) from None
-    graph = view(root, max_depth)
+    graph = view(root, max_depth, names=names)
     graph_attrs, nodes, edges = describe(graph, rankdir)
     picture = _digraph_class(graphviz)(format=format, graph_attr=graph_attrs)
     for name, attrs in nodes:

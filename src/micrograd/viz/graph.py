@@ -1,9 +1,15 @@
 """What every picture of a graph needs: its nodes in order, a name for each, a depth cut.
 
 All pictures (DOT, Mermaid, the trace, the HTML page) describe a graph through `GraphView`,
-so a value has the same name everywhere: its label, or `v0`, `v1`, ... numbered in the
-engine's topological order when it has none. The order is deterministic (inputs are walked
-in creation order), so the same code gives the same names on every run.
+so a value has the same name everywhere: the name given in `names=`, else its label, else
+`v0`, `v1`, ... numbered in the engine's topological order. The order is deterministic
+(inputs are walked in creation order), so the same code gives the same names on every run.
+
+Value graphs and Tensor graphs go through the same code; only a node's record differs. A
+Tensor-like node (one with `.shape` and `.dtype`) is described by `tensor_fields`: its
+shape and dtype, and its data and grad as the number itself (one element), every element
+(up to SHOWN_ELEMENTS) or a count and range (bigger arrays: never a few elements passed
+off as the whole array).
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from micrograd.autograd import topological_order
 
 LARGE_GRAPH = 500  # nodes; above this pictures warn and suggest max_depth
+SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is shown in full
 
 
 @dataclass
@@ -46,12 +53,25 @@ class GraphView:
     def hidden(self) -> int:
         return self.total - len(self.nodes)
 
+    def full_names(self, order: list) -> dict:
+        """Names for every node of `order`: the drawn ones keep theirs, the rest get new ones."""
+        return extend_names(order, self.names)
+
 
 def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
-         what: str = "draw_dot") -> GraphView:
-    """Collect `root`'s graph; keep only nodes within `max_depth` ops of root if given."""
-    if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
+         what: str = "draw_dot", names: Mapping[str, Any] | None = None) -> GraphView:
+    """Collect `root`'s graph; keep only nodes within `max_depth` ops of root if given.
+
+    names: {name: node} for nodes that have no label of their own, e.g. a Tensor model's
+    `dict(model.named_parameters())`; it wins over labels.
+    """
+    if max_depth is not None and (
+            not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 0):
         raise ValueError(f"max_depth must be a non-negative integer or None, got {max_depth!r}")
+    if not hasattr(root, "_prev"):
+        raise TypeError(f"{what} draws the graph of a Value or a Tensor (anything with _prev, "
+                        f"_op, data and grad), got {type(root).__name__}")
+    fixed = given_names(names, what)
     order = topological_order(root)
     total = len(order)
     if max_depth is None:
@@ -67,7 +87,7 @@ def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
         )
     graph = GraphView(root=root, nodes=nodes, total=total, max_depth=max_depth)
     graph.ids = {id(n): f"n{k}" for k, n in enumerate(nodes)}
-    graph.names = _unique_names(nodes)
+    graph.names = _unique_names(nodes, fixed)
     graph.cut = {id(n) for n in nodes if any(id(c) not in graph.ids for c in n._prev)}
     return graph
 
@@ -87,14 +107,37 @@ def _depths(root: Any, max_depth: int) -> dict:
     return depth
 
 
-def _unique_names(nodes: list) -> dict:
-    """id -> a name no other node has: the label, else v0, v1, ... in graph order."""
-    taken = {str(getattr(n, "label", "") or "") for n in nodes} - {""}
+def given_names(names: Mapping[str, Any] | None, what: str) -> dict:
+    """names= ({name: node}) as id(node) -> name, checked; the first name of a node wins."""
+    if names is None:
+        return {}
+    if not isinstance(names, Mapping):
+        raise TypeError(f"{what}: names must be a mapping {{name: tensor}}, e.g. "
+                        f"dict(model.named_parameters()), got {type(names).__name__}")
+    fixed: dict = {}
+    for name, node in names.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{what}: names must map non-empty strings to nodes, got key {name!r}")
+        if not hasattr(node, "_prev"):
+            raise TypeError(f"{what}: names[{name!r}] must be a Tensor or Value, "
+                            f"got {type(node).__name__}")
+        fixed.setdefault(id(node), name)
+    return fixed
+
+
+def _unique_names(nodes: list, fixed: dict | None = None, reserved: set = frozenset()) -> dict:
+    """id -> a name no other node has: fixed[id] or the label, else v0, v1, ... in graph order.
+
+    `reserved` names are already used by other nodes (drawn elsewhere) and are avoided.
+    """
+    fixed = fixed or {}
+    labels = {id(n): fixed.get(id(n)) or str(getattr(n, "label", "") or "") for n in nodes}
+    taken = (set(labels.values()) - {""}) | set(reserved)
     names: dict = {}
-    used: set = set()
+    used: set = set(reserved)
     counter = 0
     for node in nodes:
-        label = str(getattr(node, "label", "") or "")
+        label = labels[id(node)]
         if label:
             name, k = label, 2
             while name in used:  # two values share a label: a#2, a#3, ...
@@ -127,4 +170,78 @@ def num(x: float) -> str:
     text = f"{x:.6g}"
     if all(ch.isdigit() or ch == "-" for ch in text):
         text += ".0"
+    return text
+
+
+def extend_names(order: list, names: dict) -> dict:
+    """`names` (of the drawn nodes) plus a unique name for every other node of `order`."""
+    hidden = [n for n in order if id(n) not in names]
+    return {**names, **_unique_names(hidden, reserved=set(names.values()))}
+
+
+# --- Tensor nodes ----------------------------------------------------------------------
+
+def is_array_node(node: Any) -> bool:
+    """Is this a Tensor-like node (it has .shape and .dtype), rather than a scalar Value?"""
+    return hasattr(node, "shape") and hasattr(node, "dtype")
+
+
+def is_parameter(node: Any) -> bool:
+    """A leaf that requires grad: what backward() fills in and an optimizer updates."""
+    return not node._prev and bool(getattr(node, "requires_grad", False))
+
+
+def tensor_kind(node: Any) -> str:
+    """' (parameter)' or ' (constant)' for a leaf tensor, '' for an op's output."""
+    if node._prev:
+        return ""
+    return " (parameter)" if is_parameter(node) else " (constant)"
+
+
+def tensor_fields(name: str, node: Any, grad: Any) -> list:
+    """The record of a Tensor node: name and kind, shape and dtype, data, grad."""
+    return [name + tensor_kind(node), f"shape {tuple(node.shape)} {node.dtype}",
+            f"data {array_text(node.data)}", f"grad {array_text(grad)}"]
+
+
+def _element(x: Any) -> str:
+    """One array element, compactly: 4 significant digits for a float, ints as they are."""
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _nested(items: Any) -> str:
+    if isinstance(items, list):
+        return "[" + ", ".join(_nested(i) for i in items) + "]"
+    return _element(items)
+
+
+def array_text(array: Any) -> str:
+    """A tensor's data or grad as short text.
+
+    One element: the number, as a Value shows it (%.4f for floats). Up to SHOWN_ELEMENTS:
+    every element, nested like the array, to 4 significant digits. More: the element count
+    and the range, `48 values from -0.5712 to 0.5699`, plus how many are nan/inf -- a
+    summary that says it is one, never some elements passed off as the whole array.
+    """
+    if array is None:
+        return "None"
+    if not hasattr(array, "size"):  # a plain number
+        return fmt4(array) if isinstance(array, float) else str(array)
+    if array.size == 1:
+        x = array.reshape(-1)[0].item()
+        return fmt4(x) if isinstance(x, float) else str(x)
+    if array.size <= SHOWN_ELEMENTS:
+        return _nested(array.tolist())
+    import numpy as np
+
+    finite = array[np.isfinite(array)] if array.dtype.kind in "fc" else array.reshape(-1)
+    bad = array.size - finite.size
+    text = f"{array.size} values"
+    if finite.size:
+        lo, hi = finite.min().item(), finite.max().item()
+        text += f" from {_element(lo)} to {_element(hi)}"
+    if bad:
+        text += f", {bad} nan/inf"
     return text

@@ -7,6 +7,13 @@ is highlighted, the gradients it adds into its inputs fill in, and the chain-rul
 is shown. Leaves show a numerical check (L(x+h) - L(x))/h beside their gradient when the
 page is made from an expression or a function (which can be re-run with x+h); a bare Value
 cannot be re-run, so its page has no numerical column.
+
+With max_depth=N the page draws only the nodes within N ops of the output, as draw_dot
+does. Backprop still runs over the whole graph (a drawn node's gradient can come from an
+undrawn one: a value used both near the output and deep in the graph), so the page keeps
+every backward step that changes a drawn gradient -- those of undrawn nodes marked as
+such -- and leaves out only the steps that change nothing on the page. The gradients shown
+after each step are therefore exactly the engine's.
 """
 
 from __future__ import annotations
@@ -31,24 +38,29 @@ DOT_LAYOUT_LIMIT = 1500  # nodes; Graphviz takes minutes on bigger graphs, the c
 
 
 def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = None,
-            rankdir: str = "LR", title: str | None = None, h: float = H) -> str:
+            rankdir: str = "LR", title: str | None = None, h: float = H,
+            max_depth: int | None = None) -> str:
     """Write the step-through page for `root` to `path`; return the path.
 
     root: a Value (no numerical check), an expression string or Expression with `values`,
     or a function f(**values) -> Value called with one labelled Value per name in `values`.
+    max_depth: draw only the nodes within that many ops of the output (see the module doc).
     """
-    page = html_page(root, values=values, rankdir=rankdir, title=title, h=h)
+    page = html_page(root, values=values, rankdir=rankdir, title=title, h=h,
+                     max_depth=max_depth)
     Path(path).write_text(page, encoding="utf-8")
     return str(path)
 
 
 def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str = "LR",
-              title: str | None = None, h: float = H) -> str:
+              title: str | None = None, h: float = H, max_depth: int | None = None) -> str:
     """The page's HTML text (see to_html)."""
+    if rankdir not in ("LR", "TB", "RL", "BT"):
+        raise ValueError(f"rankdir must be one of LR, TB, RL, BT, got {rankdir!r}")
     value, build, text = _resolve(root, values)
+    graph = view(value, max_depth, what="to_html")
     numerical = _numerical_check(build, dict(values), h) if build is not None else None
-    graph = view(value, None, what="to_html")
-    steps, leaves, nodes = _page_data(graph, numerical)
+    steps, leaves, nodes, skipped = _page_data(graph, numerical)
     variable_leaf = {}
     if numerical is not None:
         for leaf in leaves:
@@ -84,6 +96,7 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
         "NUMERICAL_HEAD": "<th>(L(x+h)&#8722;L(x))/h</th>" if numerical is not None else "",
         "NUMERICAL_NOTE": (f"The last column is the numerical check with h = {h:g}: the change in "
                            f"the output when only that leaf moves by h. " if numerical else ""),
+        "CUT_NOTE": _cut_note(graph, skipped),
     }
     # one pass, so text inserted for one placeholder is never scanned for another
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: replacements[m.group(1)], _asset("page.html"))
@@ -91,6 +104,10 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
 
 def _resolve(root: Any, values: Mapping[str, float] | None) -> tuple:
     """(output Value, builder values -> Value or None, expression text or '')."""
+    if hasattr(root, "_prev") and hasattr(root, "shape") and hasattr(root, "dtype"):
+        raise TypeError("to_html: the step-through page is for Value graphs, whose backward "
+                        "steps are scalar arithmetic; for a Tensor graph use draw_dot, "
+                        "to_mermaid or trace")
     if isinstance(root, Value):
         if values is not None:
             raise ValueError("to_html: values= is for an expression or a function, "
@@ -135,36 +152,61 @@ def _json_number(x: float) -> float | str:
 
 
 def _page_data(graph: GraphView, numerical: dict | None) -> tuple:
-    """(steps, leaf nodes, node info) for the page's script, from the backward trace."""
+    """(steps, leaf nodes, node info, steps left out) for the page's script, from the trace.
+
+    Only drawn nodes appear; on a cut graph the backward steps that change no drawn
+    gradient are left out (and counted), the others kept in the engine's order.
+    """
     root = graph.root
     run = trace_steps(root, graph)
+    drawn = graph.ids
     ids = graph.id
     nodes = {ids(n): {"name": graph.name(n), "op": n._op if n._prev else "",
                       "data": _json_number(n.data), "leaf": not n._prev, "numerical": None}
              for n in graph.nodes}
     leaves = [n for n in graph.nodes if not n._prev]
     root_name = graph.name(root)
+    forward = [line for node, line in zip(run.order, run.forward) if id(node) in drawn]
+    if graph.hidden:
+        forward.append(f"... and {graph.hidden} values beyond max_depth={graph.max_depth}, "
+                       f"not drawn")
     steps = [
         {"node": None, "title": "Forward pass: every value computed, inputs first",
-         "lines": run.forward + ["", "Press → (or next) to run backward one node at a time."],
+         "lines": forward + ["", "Press → (or next) to run backward one node at a time."],
          "updates": [], "edges": []},
         {"node": ids(root), "title": f"{root_name}.grad = 1.0",
          "lines": [f"d{root_name}/d{root_name} = 1: the output's gradient with respect to "
                    f"itself starts the chain rule."],
          "updates": [{"id": ids(root), "before": 0.0, "after": 1.0}], "edges": []},
     ]
+    skipped = 0
     for step in run.steps:
-        nid = ids(step.node)
-        edges = [f"{nid}_op_to_{nid}"] + [edge for _, edge in input_edges(graph, step.node)]
-        steps.append({
-            "node": nid,
-            "title": f"backward of {step.equation}",
-            "lines": [c.line(run.name(c.target)) for c in step.contributions],
-            "updates": [{"id": ids(c.target), "before": _json_number(c.before),
-                         "after": _json_number(c.after)} for c in step.contributions],
-            "edges": edges,
-        })
-    return steps, leaves, nodes
+        shown = [c for c in step.contributions if id(c.target) in drawn]
+        updates = [{"id": ids(c.target), "before": _json_number(c.before),
+                    "after": _json_number(c.after)} for c in shown]
+        lines = [c.line(run.name(c.target)) for c in step.contributions]
+        if id(step.node) in drawn:
+            nid = ids(step.node)
+            edges = [f"{nid}_op_to_{nid}"] + [edge for _, edge in input_edges(graph, step.node)]
+            steps.append({"node": nid, "title": f"backward of {step.equation}",
+                          "lines": lines, "updates": updates, "edges": edges})
+        elif shown:  # an undrawn node adds into a drawn one: the step must be on the page
+            steps.append({"node": None,
+                          "title": f"backward of {step.equation} (not drawn: beyond "
+                                   f"max_depth={graph.max_depth})",
+                          "lines": lines, "updates": updates, "edges": []})
+        else:
+            skipped += 1
+    return steps, leaves, nodes, skipped
+
+
+def _cut_note(graph: GraphView, skipped: int) -> str:
+    """The page's sentence about what max_depth left out ('' when everything is drawn)."""
+    if not graph.hidden:
+        return ""
+    return (f"This page draws the {len(graph.nodes)} nodes within max_depth={graph.max_depth} "
+            f"ops of the output; {graph.hidden} more are not drawn, and the {skipped} backward "
+            f"steps that change no drawn gradient are left out. ")
 
 
 def _asset(name: str) -> str:
@@ -200,6 +242,10 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
         if node._prev:
             boxes.append((graph.id(node) + "_op", 2 * level[id(node)] - 1,
                           max(44.0, len(node._op) * char + 16), node._op))
+    if graph.cut:  # the undrawn rest of the graph: one note left of everything
+        note = f"... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"
+        first = min(b[1] for b in boxes)
+        boxes.append(("cut", first - 1, len(note) * char + 14, [(note, len(note) * char + 14)]))
     columns: dict = {}
     for box in boxes:
         columns.setdefault(box[1], []).append(box)
@@ -232,6 +278,8 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
             edge(f"{nid}_op_to_{nid}", nid + "_op", nid)
             for child, edge_id in input_edges(graph, node):
                 edge(edge_id, graph.id(child), nid + "_op")
+            if "cut" in place and id(node) in graph.cut:
+                edge(f"cut_to_{nid}_op", "cut", nid + "_op")
     for key, (bx, by, w, content) in place.items():
         parts.append(f'<g id="{key}" class="node">')
         if isinstance(content, str):  # an op

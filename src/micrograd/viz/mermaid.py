@@ -1,14 +1,15 @@
 """to_mermaid: the graph as a Mermaid flowchart, which Markdown renders with nothing installed.
 
 The form of the seed notes: a box per value, a circle per op, arrows from inputs to op to
-output (`a["a | data 2.0000 | grad 6.0000"] --> n2_op(("*"))`).
+output (`a["a | data 2.0000 | grad 6.0000"] --> n2_op(("*"))`). A Tensor's box also shows
+its shape and dtype; its parameters are filled light blue and constants grey, as in draw_dot.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from micrograd.viz.graph import fmt4, view
+from micrograd.viz.graph import fmt4, is_array_node, is_parameter, tensor_fields, view
 
 
 def _text(text: str) -> str:
@@ -17,17 +18,28 @@ def _text(text: str) -> str:
             .replace("<", "#lt;").replace(">", "#gt;"))
 
 
-def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None) -> str:
-    """A Mermaid `flowchart` of `root`'s graph: value boxes with data and grad, op circles."""
+def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None,
+               names: Mapping[str, Any] | None = None) -> str:
+    """A Mermaid `flowchart` of `root`'s graph: value boxes with data and grad, op circles.
+
+    root: a Value or a Tensor; names ({name: node}) names unlabelled nodes (see draw_dot).
+    """
     if rankdir not in ("LR", "TB", "RL", "BT"):
         raise ValueError(f"rankdir must be one of LR, TB, RL, BT, got {rankdir!r}")
-    graph = view(root, max_depth, what="to_mermaid")
+    graph = view(root, max_depth, what="to_mermaid", names=names)
     lines = [f"flowchart {rankdir}"]
+    kinds: dict = {"parameter": [], "constant": []}
     for node in graph.nodes:
         nid = graph.id(node)
-        data = fmt4(node.data) if isinstance(node.data, float) else node.data
-        grad = fmt4(node.grad) if isinstance(node.grad, float) else node.grad
-        lines.append(f'  {nid}["{_text(graph.name(node))} | data {data} | grad {grad}"]')
+        if is_array_node(node):
+            text = " | ".join(tensor_fields(graph.name(node), node, node.grad))
+            lines.append(f'  {nid}["{_text(text)}"]')
+            if not node._prev:
+                kinds["parameter" if is_parameter(node) else "constant"].append(nid)
+        else:
+            data = fmt4(node.data) if isinstance(node.data, float) else node.data
+            grad = fmt4(node.grad) if isinstance(node.grad, float) else node.grad
+            lines.append(f'  {nid}["{_text(graph.name(node))} | data {data} | grad {grad}"]')
         if node._prev:
             lines.append(f'  {nid}_op(("{_text(node._op or "?")}")) --> {nid}')
     for child, node in graph.edges():
@@ -37,4 +49,8 @@ def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None) -> 
         for node in graph.nodes:
             if id(node) in graph.cut:
                 lines.append(f"  cut -.-> {graph.id(node)}_op")
+    for kind, fill in (("parameter", "#add8e6"), ("constant", "#ebebeb")):
+        if kinds[kind]:
+            lines.append(f"  classDef {kind} fill:{fill}")
+            lines.append(f"  class {','.join(kinds[kind])} {kind}")
     return "\n".join(lines) + "\n"

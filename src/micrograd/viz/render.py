@@ -20,10 +20,11 @@ def trace_expression(expr: str, values: Mapping[str, float]) -> str:
 
 
 def render_expression(expr: str, values: Mapping[str, float], output_path: str | Path,
-                      rankdir: str = "LR") -> str:
+                      rankdir: str = "LR", max_depth: int | None = None) -> str:
     """Draw `expr` at `values`, after backward(), to .svg/.png/.dot/.mmd/.html; return the path.
 
     .svg and .png need Graphviz's `dot` program; .dot, .mmd and .html need nothing.
+    max_depth: draw only the nodes within that many ops of the output.
     """
     path = Path(output_path)
     suffix = path.suffix.lower()
@@ -32,13 +33,13 @@ def render_expression(expr: str, values: Mapping[str, float], output_path: str |
                          f"{', '.join(SUFFIXES)} (got {suffix or 'no suffix'!r})")
     expression = parse_expression(expr)
     if suffix == ".html":
-        return to_html(expression, path, values=values, rankdir=rankdir)
+        return to_html(expression, path, values=values, rankdir=rankdir, max_depth=max_depth)
     root = expression.evaluate(values)
     root.backward()
     if suffix == ".mmd":
-        path.write_text(to_mermaid(root, rankdir=rankdir), encoding="utf-8")
+        path.write_text(to_mermaid(root, rankdir=rankdir, max_depth=max_depth), encoding="utf-8")
     elif suffix == ".dot":
-        path.write_text(dot_source(root, rankdir), encoding="utf-8")
+        path.write_text(dot_source(root, rankdir, max_depth), encoding="utf-8")
     else:
-        path.write_bytes(run_dot(dot_source(root, rankdir), suffix[1:]))
+        path.write_bytes(run_dot(dot_source(root, rankdir, max_depth), suffix[1:]))
     return str(path)

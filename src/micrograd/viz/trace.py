@@ -9,18 +9,20 @@ numbers, the way the lecture does it by hand, e.g. for L = d * f:
 The trace keeps its own gradients and never touches `.grad`, so tracing a graph does not
 change it. Ops made with `define_op` (or a lecture-style `out._backward = ...`) are traced
 generically: their local derivative is read by running the node's own backward once with
-out.grad = 1 on scratch gradients.
+out.grad = 1 on scratch gradients. A Tensor graph gets tensor_trace.py's trace instead:
+each step's gradient shapes and summaries.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from micrograd.autograd import topological_order
 from micrograd.engine import _div, _domain, _log, _pow
-from micrograd.viz.graph import GraphView, _unique_names, num
+from micrograd.viz.graph import GraphView, _unique_names, given_names, is_array_node, num
+from micrograd.viz.tensor_trace import TensorTrace, tensor_trace_steps
 
 
 def _p(x: float) -> str:
@@ -94,13 +96,23 @@ class Trace:
         return "\n".join(out)
 
 
-def trace_steps(root: Any, graph: GraphView | None = None) -> Trace:
-    """Work out forward values and every backward step of `root` without touching .grad."""
+def trace_steps(root: Any, graph: GraphView | None = None,
+                names: Mapping[str, Any] | None = None) -> Trace | TensorTrace:
+    """Work out forward values and every backward step of `root` without touching .grad.
+
+    graph: use its names (the page's); names: {name: node} for unlabelled nodes.
+    """
+    if not hasattr(root, "_prev"):
+        raise TypeError(f"trace takes a Value or a Tensor, got {type(root).__name__}")
+    if is_array_node(root):
+        return tensor_trace_steps(root, names)
     order = topological_order(root)
     if graph is not None and graph.total == len(graph.nodes):
         names = graph.names
+    elif graph is not None:  # a cut picture: its names, and new ones for what it hides
+        names = graph.full_names(order)
     else:
-        names = _unique_names(order)
+        names = _unique_names(order, given_names(names, "trace"))
     name = lambda node: names[id(node)]  # noqa: E731
     grads = {id(node): 0.0 for node in order}
     grads[id(root)] = 1.0
@@ -120,9 +132,12 @@ def trace_steps(root: Any, graph: GraphView | None = None) -> Trace:
     return Trace(root, order, names, forward, seed, steps, grads)
 
 
-def trace(root: Any) -> str:
-    """The forward values, then each backward step with the chain rule in numbers."""
-    return str(trace_steps(root))
+def trace(root: Any, names: Mapping[str, Any] | None = None) -> str:
+    """The forward values, then each backward step with the chain rule in numbers.
+
+    For a Tensor root: each step's incoming gradient shape and what it adds to each input.
+    """
+    return str(trace_steps(root, names=names))
 
 
 # --- per-op arithmetic -------------------------------------------------------------------
