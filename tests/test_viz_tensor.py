@@ -330,6 +330,16 @@ def test_readme_tensor_graph_example_runs(tmp_path):
     assert (tmp_path / "mlp.svg").read_bytes().lstrip().startswith(b"<?xml")
     assert "0.weight (parameter) | shape (3, 2) float64" in result.stdout
     assert "step 3: v0 = linear_relu(x, 0.weight, 0.bias)" in result.stdout
+    assert "loss = cross_entropy(" in result.stdout  # the label set with loss.label = ...
+
+
+def test_a_tensor_label_names_it_like_a_values_label():
+    x = micrograd.tensor([1.0, 2.0], requires_grad=True)
+    assert x.label == ""
+    x.label = "inputs"
+    y = (x * x).sum()
+    assert y.label == "" and x.label == "inputs"
+    assert '["inputs (parameter) |' in to_mermaid(y) and '{ inputs (parameter) |' in dot_source(y)
 
 
 def test_trace_of_a_leaf_output_is_its_seed():

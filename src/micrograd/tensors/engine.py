@@ -198,7 +198,8 @@ def _operator_pair(op: str, forward: Callable, da: Callable | None,
 class Tensor:
     """An n-dimensional array that records the ops applied to it, for backward()."""
 
-    __slots__ = ("data", "grad", "_requires_grad", "_prev", "_grad_fn", "_op", "__weakref__")
+    __slots__ = ("data", "grad", "_requires_grad", "_prev", "_grad_fn", "_op", "_label",
+                 "__weakref__")
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(_is_finite)
 
@@ -222,6 +223,15 @@ class Tensor:
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
+
+    @property
+    def label(self) -> str:
+        """The name pictures and traces show (as Value's label=): `h.label = "hidden"`."""
+        return getattr(self, "_label", "")  # unset on most tensors: nothing to pay per op
+
+    @label.setter
+    def label(self, text: str) -> None:
+        self._label = str(text)
 
     # --- the graph-node side: how ops make nodes and send gradients -------------------
 
