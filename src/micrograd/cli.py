@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("values", nargs="*", help="variable values: a=2 b=-3 ...")
     graph.add_argument("-o", "--output", required=True,
                        help="output file: .svg, .png, .dot, .mmd or .html")
-    graph.add_argument("--rankdir", default="LR", choices=["LR", "TB"])
+    graph.add_argument("--rankdir", default="LR", choices=["LR", "TB", "RL", "BT"])
     graph.add_argument("--max-depth", type=int, default=None, metavar="N",
                        help="draw only the nodes within N ops of the output (for big graphs)")
 

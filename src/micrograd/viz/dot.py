@@ -15,14 +15,14 @@ import shutil
 import subprocess
 from typing import Any, Callable, Mapping
 
-from micrograd.viz.graph import GraphView, fmt4, is_array_node, is_parameter, tensor_fields, view
+from micrograd.viz.graph import (GraphView, check_rankdir, fmt4, is_array_node, is_parameter,
+                                  tensor_fields, view)
 
 INSTALL_GRAPHVIZ = (
     "Graphviz's `dot` program is not installed: install it with `apt install graphviz`, "
     "`brew install graphviz`, `conda install graphviz` or from https://graphviz.org/download/ "
     "(the DOT text is still available as .source)"
 )
-RANKDIRS = ("LR", "TB", "RL", "BT")
 PARAMETER_FILL = "lightblue"  # as torchviz colours a model's parameters
 CONSTANT_FILL = "gray92"
 FORMATS = ("svg", "png", "pdf", "dot")
@@ -45,8 +45,7 @@ def describe(graph: GraphView, rankdir: str = "LR",
     `fields(node)` may add record fields after `grad` (the HTML page's numerical check);
     `grads` (id(node) -> number) shows other gradients than `.grad` (the page starts at 0).
     """
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+    check_rankdir(rankdir)
     graph_attrs = {"rankdir": rankdir}
     nodes, edges = [], []
     for node in graph.nodes:

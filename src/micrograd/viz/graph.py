@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from micrograd.autograd import topological_order
 
+RANKDIRS = ("LR", "TB", "RL", "BT")  # Graphviz's and Mermaid's four directions
 LARGE_GRAPH = 500  # nodes; above this pictures warn and suggest max_depth
 SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is shown in full
 
@@ -56,6 +57,11 @@ class GraphView:
     def full_names(self, order: list) -> dict:
         """Names for every node of `order`: the drawn ones keep theirs, the rest get new ones."""
         return extend_names(order, self.names)
+
+
+def check_rankdir(rankdir: str) -> None:
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
 
 
 def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,

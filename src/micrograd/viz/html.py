@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping
 from micrograd.engine import Value
 from micrograd.viz.dot import dot_source, has_dot, input_edges, run_dot
 from micrograd.viz.expr import Expression, parse_expression
-from micrograd.viz.graph import GraphView, fmt4, view
+from micrograd.viz.graph import GraphView, check_rankdir, fmt4, view
 from micrograd.viz.trace import trace_steps
 
 H = 1e-6  # step of the numerical check; forward difference as in the lecture
@@ -55,8 +55,7 @@ def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = No
 def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str = "LR",
               title: str | None = None, h: float = H, max_depth: int | None = None) -> str:
     """The page's HTML text (see to_html)."""
-    if rankdir not in ("LR", "TB", "RL", "BT"):
-        raise ValueError(f"rankdir must be one of LR, TB, RL, BT, got {rankdir!r}")
+    check_rankdir(rankdir)
     value, build, text = _resolve(root, values)
     graph = view(value, max_depth, what="to_html")
     numerical = _numerical_check(build, dict(values), h) if build is not None else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from micrograd.viz.graph import fmt4, is_array_node, is_parameter, tensor_fields, view
+from micrograd.viz.graph import check_rankdir, fmt4, is_array_node, is_parameter, tensor_fields, view
 
 
 def _text(text: str) -> str:
@@ -24,8 +24,7 @@ def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None,
 
     root: a Value or a Tensor; names ({name: node}) names unlabelled nodes (see draw_dot).
     """
-    if rankdir not in ("LR", "TB", "RL", "BT"):
-        raise ValueError(f"rankdir must be one of LR, TB, RL, BT, got {rankdir!r}")
+    check_rankdir(rankdir)
     graph = view(root, max_depth, what="to_mermaid", names=names)
     lines = [f"flowchart {rankdir}"]
     kinds: dict = {"parameter": [], "constant": []}
