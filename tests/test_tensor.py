@@ -611,3 +611,22 @@ def test_set_num_threads_limits_blas_and_checks_its_argument():
         micrograd.tensors.set_num_threads(before)
     with pytest.raises(ValueError, match="positive int"):
         micrograd.tensors.set_num_threads(0)
+
+
+def test_matrix_products_refuse_mixed_dtypes_as_torch():
+    # numpy would quietly compute float32 @ float64 in float64; PyTorch refuses, and so do we.
+    x32 = np.ones((4, 2), dtype=np.float32)
+    w64 = np.ones((3, 2))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.linear(torch.from_numpy(x32), torch.from_numpy(w64))
+    with pytest.raises(RuntimeError):
+        torch.from_numpy(x32) @ torch.from_numpy(w64.T.copy())
+    layer = nn.Linear(2, 3)  # float64 parameters, our default
+    with pytest.raises(TypeError, match=r"float32 and float64.*model\.float\(\)"):
+        layer(micrograd.tensor(x32))
+    with pytest.raises(TypeError, match="float32 and float64"):
+        micrograd.tensor(x32) @ micrograd.tensor(w64.T)
+    with pytest.raises(TypeError, match="linear_relu"):
+        nn.Sequential(nn.Linear(2, 3), nn.ReLU())(micrograd.tensor(x32))
+    assert layer.float()(micrograd.tensor(x32)).dtype == np.float32
+    assert layer([[1, 2]]).dtype == np.float32  # a list takes the model's dtype

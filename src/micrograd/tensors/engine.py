@@ -828,6 +828,19 @@ def _shape_of(x: Any) -> tuple:
 # Matrix product, joining tensors, max/min: ops with more bookkeeping.
 # ---------------------------------------------------------------------------------------
 
+def check_same_dtype(op: str, A: np.ndarray, B: np.ndarray) -> None:
+    """Matrix products take one dtype, as in PyTorch (elementwise ops promote instead).
+
+    numpy would silently compute float32 @ float64 in float64, twice the time and memory,
+    and the float32 model the learner thinks they have would not be one."""
+    if A.dtype != B.dtype:
+        raise TypeError(
+            f"{op}: the operands have different dtypes, {A.dtype} and {B.dtype}; a matrix "
+            "product needs one dtype, as in PyTorch: convert one side, e.g. x.float() or "
+            "x.double() for a tensor, model.float() or model.double() for a model"
+        )
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a @ b with numpy's rules (1-D vectors, batches broadcast);
     d/da = g @ b^T, d/db = a^T @ g."""
@@ -836,6 +849,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if type(b) is not Tensor:
         b = Tensor(b)
     A, B = a.data, b.data
+    check_same_dtype("@", A, B)
     try:
         out = np.matmul(A, B)
     except ValueError as error:

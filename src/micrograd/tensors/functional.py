@@ -13,6 +13,7 @@ import numpy as np
 
 from micrograd.tensors.engine import (
     Tensor,
+    check_same_dtype,
     _node,
     _send,
     cat,
@@ -36,9 +37,10 @@ __all__ = [
 
 
 def _check_linear(x: Any, weight: Tensor, op: str) -> Tensor:
-    if type(x) is not Tensor:
-        x = Tensor(x)
+    if type(x) is not Tensor:  # a list of numbers: take the model's dtype
+        x = Tensor(x, dtype=None if isinstance(x, np.ndarray) else weight.data.dtype)
     X, W = x.data, weight.data
+    check_same_dtype(op, X, W)
     if X.ndim == 0 or X.shape[-1] != W.shape[1]:
         raise ValueError(
             f"{op}: input of shape {X.shape} does not fit weight of shape {W.shape} "
