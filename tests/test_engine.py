@@ -589,3 +589,48 @@ def test_weighted_sum_takes_a_plain_number_as_bias():
     out.backward()
     assert out.data == 1.5 + 0.5 * 3.0 + (-2.0) * 0.25  # same order as sum(..., bias)
     assert [v.grad for v in w] == [3.0, 0.25] and [v.grad for v in x] == [0.5, -2.0]
+
+
+@pytest.mark.parametrize("base, exponent", [(-1e-200, -2.5), (-1e200, 2.5), (-1e-200, -3.0),
+                                            (-1e200, 3.0), (-1e200, 2.0)])
+def test_power_overflow_with_a_negative_base_is_nan_or_signed_inf_as_torch(base, exponent):
+    torch = require_module("torch")
+    for as_value in (False, True):  # a number exponent and a Value exponent
+        x = Value(base)
+        k = Value(exponent) if as_value else exponent
+        y = x ** k
+        y.backward()
+        tx = torch.tensor(base, dtype=torch.float64, requires_grad=True)
+        tk = torch.tensor(exponent, dtype=torch.float64, requires_grad=as_value)
+        ty = tx ** tk
+        ty.backward()
+        assert_same_float(y.data, ty.item())
+        assert_same_float(x.grad, tx.grad.item())
+
+
+def assert_same_float(ours: float, theirs: float) -> None:
+    assert (math.isnan(ours) and math.isnan(theirs)) or ours == theirs, (ours, theirs)
+
+
+def test_a_custom_op_whose_forward_overflows_says_which_op_and_where():
+    naive = define_op("softplus", lambda x: math.log1p(math.exp(x)),
+                      lambda x: 1 / (1 + math.exp(-x)))
+    with pytest.raises(OverflowError, match=r"forward of the custom op 'softplus' at \(1000\.0\)"):
+        naive(Value(1000.0))
+    x = Value(-1000.0)
+    y = naive(x)  # the forward is fine here; the derivative's exp(1000) overflows
+    with pytest.raises(OverflowError, match="derivative of the custom op 'softplus'"):
+        y.backward()
+    with pytest.raises(ValueError, match=r"custom op 'root' at \(-1\.0\)"):
+        define_op("root", math.sqrt, lambda x: 0.5 / math.sqrt(x))(Value(-1.0))
+
+
+def test_readme_softplus_custom_op_is_stable_at_1000():
+    # the README's define_op example, checked at the ends where a naive form overflows
+    softplus = define_op("softplus", lambda x: max(x, 0.0) + math.log1p(math.exp(-abs(x))),
+                         lambda x: 0.5 + 0.5 * math.tanh(x / 2))
+    for x0, value, slope in ((1000.0, 1000.0, 1.0), (-1000.0, 0.0, 0.0), (0.0, math.log(2), 0.5)):
+        x = Value(x0)
+        y = softplus(x)
+        y.backward()
+        assert y.data == pytest.approx(value, abs=1e-300) and x.grad == pytest.approx(slope)

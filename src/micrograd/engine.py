@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from typing import Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Union
 
 from micrograd import autograd
 from micrograd.autograd import modes
@@ -50,7 +50,9 @@ def _pow(x: float, k: float) -> float:
         result = x ** k
     except ZeroDivisionError:  # 0 ** negative
         return math.copysign(inf, x) if _is_odd_integer(k) else inf
-    except OverflowError:
+    except OverflowError:  # too large -- or, for a negative x, complex: nan as in C
+        if x < 0 and not float(k).is_integer():
+            return nan
         return -inf if x < 0 and _is_odd_integer(k) else inf
     return nan if isinstance(result, complex) else result
 
@@ -393,6 +395,22 @@ def _weighted_sum_backward(out: Value) -> None:
     inputs[-1].grad += g
 
 
+def _call_user(name: str, what: str, function: Callable, xs: list) -> Any:
+    """function(*xs) for a custom op; Python's math errors said in the op's terms."""
+    try:
+        return function(*xs)
+    except (OverflowError, ZeroDivisionError, ValueError) as error:
+        arguments = ", ".join(repr(x) for x in xs)
+        kind = next(k for k in (OverflowError, ZeroDivisionError, ValueError)
+                    if isinstance(error, k))  # the plain built-in: a subclass may need more
+        raise kind(
+            f"{what} of the custom op {name!r} at ({arguments}) raised "
+            f"{type(error).__name__}: {error}. Python's math raises where IEEE floats give "
+            "inf or nan; write the function in a form that cannot overflow, or return "
+            "math.inf / math.nan yourself"
+        ) from error
+
+
 def define_op(
     name: str,
     forward: Callable[..., float],
@@ -414,10 +432,10 @@ def define_op(
             bad = next(a for a in args if _as_value(a) is NotImplemented)
             raise TypeError(f"{name}() takes Values or numbers, got {type(bad).__name__}")
         xs = [a.data for a in inputs]
-        out = Value(_as_float(forward(*xs)), inputs, name)
+        out = Value(_as_float(_call_user(name, "forward", forward, xs)), inputs, name)
 
         def _backward(out):
-            partials = derivative(*xs)
+            partials = _call_user(name, "derivative", derivative, xs)
             if not isinstance(partials, (tuple, list)):  # one number: one partial
                 partials = (partials,)
             if len(partials) != len(inputs):
