@@ -389,10 +389,13 @@ def _weighted_sum_backward(out: Value) -> None:
     inputs = out._prev
     n = len(inputs) // 2
     g = out.grad
-    for w, x in zip(inputs[:n], inputs[n:-1]):
+    inputs[-1].grad += g
+    # Last input first, as the fine-grained graph's backward meets the products: an input
+    # given twice (m([x, x])) then adds up its two shares in the same order, to the last bit.
+    for i in range(n - 1, -1, -1):
+        w, x = inputs[i], inputs[n + i]
         w.grad += x.data * g
         x.grad += w.data * g
-    inputs[-1].grad += g
 
 
 def _call_user(name: str, what: str, function: Callable, xs: list) -> Any:
