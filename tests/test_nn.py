@@ -125,8 +125,19 @@ def test_mlp_wrong_input_length_raises_naming_expected_and_actual(x):
 def test_neuron_and_layer_wrong_input_length_raise():
     with pytest.raises(ValueError, match="expects 2 inputs, got 3"):
         Neuron(2)([1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="expects 2 inputs, got 1"):
+    with pytest.raises(ValueError, match="^Layer expects 2 inputs, got 1"):
         Layer(2, 3)([1.0])
+
+
+@pytest.mark.parametrize("make, x, message", [
+    (lambda: MLP(1, [4, 1]), 1.0, r"MLP expects a list of 1 input .*got float.*\[x\]"),
+    (lambda: MLP(2, [4, 1]), (v for v in (1.0, 2.0)), "MLP expects a list of 2 inputs.*generator"),
+    (lambda: Neuron(2), Value(1.0), "Neuron expects a list of 2 inputs.*got Value"),
+    (lambda: Layer(2, 3), None, "Layer expects a list of 2 inputs.*got NoneType"),
+])
+def test_an_input_that_is_not_a_list_is_a_clear_type_error(make, x, message):
+    with pytest.raises(TypeError, match=message):
+        make()(x)
 
 
 @pytest.mark.parametrize("make", [

@@ -53,8 +53,7 @@ class Neuron(Module):
         self.fused = fused
 
     def __call__(self, x: Sequence[Value | Number]) -> Value:
-        if len(x) != len(self.w):
-            raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
+        _check_inputs("Neuron", x, len(self.w))
         if self.fused:
             act = weighted_sum(self.w, x, self.b)
         else:
@@ -84,6 +83,7 @@ class Layer(Module):
 
     def forward(self, x: Sequence[Value | Number]) -> list[Value]:
         """The layer's outputs, always as a list."""
+        _check_inputs("Layer", x, len(self.neurons[0].w))
         return [n(x) for n in self.neurons]
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
@@ -134,8 +134,7 @@ class MLP(Module):
         ]
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
-        if len(x) != self.nin:
-            raise ValueError(f"MLP expects {self.nin} inputs, got {len(x)}")
+        _check_inputs("MLP", x, self.nin)
         for layer in self.layers:
             x = layer.forward(x)  # lists between layers: a 1-neuron hidden layer works
         return x[0] if len(x) == 1 else x
@@ -149,6 +148,20 @@ class MLP(Module):
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
+
+
+def _check_inputs(who: str, x: object, n: int) -> None:
+    """A model takes a list (or tuple, or array) of exactly n numbers or Values."""
+    try:
+        given = len(x)  # type: ignore[arg-type]
+    except TypeError:
+        hint = " (one input is still a list: [x])" if n == 1 else ""
+        raise TypeError(
+            f"{who} expects a list of {n} input{'s' * (n != 1)} (numbers or Values), got "
+            f"{type(x).__name__}{hint}"
+        ) from None
+    if given != n:
+        raise ValueError(f"{who} expects {n} inputs, got {given}")
 
 
 def _check_size(name: str, n: object) -> None:
