@@ -79,10 +79,38 @@ def test_digits_are_sklearns_scaled_to_unit_range():
     assert set(np.unique(y)) == set(range(10))
 
 
-def test_missing_scikit_learn_says_what_to_install(monkeypatch):
+GRID = [(n, noise, seed) for n in (1, 2, 7, 100, 101) for noise in (None, 0.0, 0.2)
+        for seed in (0, 1337, None)]
+
+
+@pytest.mark.parametrize("n, noise, seed", GRID)
+def test_without_scikit_learn_moons_and_circles_are_still_its_exact_points(
+        monkeypatch, n, noise, seed):
+    references = []
+    for make, kwargs in ((sklearn_datasets.make_moons, {}),
+                         (sklearn_datasets.make_circles, {"factor": 0.3})):
+        np.random.seed(99)  # used when seed is None, as the notebook's np.random.seed(1337)
+        references.append(make(n_samples=n, noise=noise, random_state=seed, **kwargs))
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # import now fails
-    with pytest.raises(ImportError, match=r"moons dataset needs scikit-learn.*micrograd\[demo\]"):
-        datasets.moons()
+    ours = []
+    for make, kwargs in ((datasets.moons, {}), (datasets.circles, {"factor": 0.3})):
+        np.random.seed(99)
+        ours.append(make(n, noise=noise, seed=seed, **kwargs))
+    for (X, y), (X_ref, y_ref) in zip(ours, references):
+        np.testing.assert_array_equal(X, X_ref)
+        np.testing.assert_array_equal(y, y_ref)
+        assert X.dtype == X_ref.dtype and y.dtype == y_ref.dtype
+
+
+def test_digits_without_scikit_learn_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # import now fails
+    with pytest.raises(ImportError, match=r"digits dataset needs scikit-learn.*micrograd\[demo\]"):
+        datasets.digits()
+
+
+def test_circles_factor_outside_zero_to_one_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"factor .* must be in \[0, 1\), got 1.5"):
+        datasets.circles(10, factor=1.5)
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,12 @@
     spiral()    k interleaved spiral arms, a classic multi-class toy set   (numpy arrays)
     digits()    scikit-learn's bundled 8x8 digits, pixels scaled to [0, 1] (numpy arrays)
 
-The first two need only the standard library. The others need numpy, and moons, circles
-and digits need scikit-learn (`pip install 'micrograd[demo]'`); without them they raise an
-ImportError saying so. Points are exactly scikit-learn's for the same seed: moons(100,
-noise=0.1, seed=1337) is what the micrograd notebook gets after np.random.seed(1337).
+The first two need only the standard library. The others need numpy, and digits needs
+scikit-learn (`pip install 'micrograd[demo]'`); without them they raise an ImportError
+saying so. moons and circles are scikit-learn's points exactly for the same seed --
+moons(100, noise=0.1, seed=1337) is what the micrograd notebook gets after
+np.random.seed(1337) -- made by scikit-learn where it is installed, else by the same
+recipe here with numpy alone (the same random draws in the same order).
 """
 
 from __future__ import annotations
@@ -51,8 +53,12 @@ def moons(
     seed=None draws from numpy's global random state, as the micrograd notebook does.
     """
     _check_count("n_samples", n_samples)
-    make_moons = _require("sklearn.datasets", "moons").make_moons
-    X, y = make_moons(n_samples=n_samples, noise=noise, random_state=seed)
+    try:
+        from sklearn.datasets import make_moons
+    except ImportError:
+        X, y = _two_arcs(n_samples, noise, seed, _moon_arcs)
+    else:
+        X, y = make_moons(n_samples=n_samples, noise=noise, random_state=seed)
     return X, (y * 2 - 1 if signed else y)
 
 
@@ -65,9 +71,48 @@ def circles(
 ) -> tuple[Any, Any]:
     """A small circle inside a large one: sklearn.datasets.make_circles' points exactly."""
     _check_count("n_samples", n_samples)
-    make_circles = _require("sklearn.datasets", "circles").make_circles
-    X, y = make_circles(n_samples=n_samples, noise=noise, factor=factor, random_state=seed)
+    if not 0 <= factor < 1:
+        raise ValueError(f"factor (inner radius / outer radius) must be in [0, 1), got {factor!r}")
+    try:
+        from sklearn.datasets import make_circles
+    except ImportError:
+        X, y = _two_arcs(n_samples, noise, seed, lambda np, n_out, n_in:
+                         _circle_arcs(np, n_out, n_in, factor))
+    else:
+        X, y = make_circles(n_samples=n_samples, noise=noise, factor=factor, random_state=seed)
     return X, (y * 2 - 1 if signed else y)
+
+
+def _two_arcs(n_samples: int, noise: float | None, seed: int | None, arcs: Any) -> tuple:
+    """scikit-learn's recipe for moons and circles, with numpy only: class 0 on one arc
+    (n // 2 points), class 1 on the other, rows shuffled by the legacy RandomState, then
+    Gaussian noise -- the same generator calls in the same order, so the same points."""
+    np = _require("numpy", "moons/circles")
+    rng = np.random.mtrand._rand if seed is None else np.random.RandomState(seed)
+    n_out = n_samples // 2
+    n_in = n_samples - n_out
+    (x_out, y_out), (x_in, y_in) = arcs(np, n_out, n_in)
+    X = np.column_stack([np.concatenate([x_out, x_in]), np.concatenate([y_out, y_in])])
+    labels = np.concatenate([np.zeros(n_out, dtype=np.intp), np.ones(n_in, dtype=np.intp)])
+    order = np.arange(n_samples)
+    rng.shuffle(order)
+    X, labels = X[order], labels[order]
+    if noise is not None:
+        X += rng.normal(scale=noise, size=X.shape)
+    return X, labels
+
+
+def _moon_arcs(np: Any, n_out: int, n_in: int) -> tuple:
+    """The upper half of the unit circle, and a lower half shifted right by 1, down by 0.5."""
+    top, bottom = np.linspace(0, np.pi, n_out), np.linspace(0, np.pi, n_in)
+    return (np.cos(top), np.sin(top)), (1 - np.cos(bottom), 1 - np.sin(bottom) - 0.5)
+
+
+def _circle_arcs(np: Any, n_out: int, n_in: int, factor: float) -> tuple:
+    """The unit circle and a circle of radius `factor`, points evenly spaced on each."""
+    outer = np.linspace(0, 2 * np.pi, n_out, endpoint=False)
+    inner = np.linspace(0, 2 * np.pi, n_in, endpoint=False)
+    return (np.cos(outer), np.sin(outer)), (np.cos(inner) * factor, np.sin(inner) * factor)
 
 
 def spiral(
