@@ -180,6 +180,14 @@ def _chain_rows(runs_by_size: dict, sizes: list, label: str) -> tuple[list, dict
     return rows, totals
 
 
+def _cpu_total(runs_by_size: dict, n: int) -> float | None:
+    """Median CPU seconds of build + backward at size n (None if not recorded)."""
+    runs = runs_by_size.get(n, runs_by_size.get(str(n), []))
+    cpu = [x["cpu_build"] + x["cpu_backward"] for r in runs if _ok(r) for x in r["runs"]
+           if "cpu_build" in x and "cpu_backward" in x]
+    return median(cpu) if cpu else None
+
+
 def w4_section(w4: dict, targets: dict, summary: list) -> str:
     small, big = w4["sizes"]
     out = ["## W4 — scalar chains, build and backward", "",
@@ -193,9 +201,12 @@ def w4_section(w4: dict, targets: dict, summary: list) -> str:
                       "free (not counted)", "d x_n / d x_0"], rows + off_rows))
     growth = totals[big] / totals[small] if len(totals) == 2 else None
     off_growth = off_totals[big] / off_totals[small] if len(off_totals) == 2 else None
+    cpu = {n: _cpu_total(w4["runs"], n) for n in (small, big)}
+    cpu_growth = cpu[big] / cpu[small] if None not in cpu.values() else None
     out += ["", f"**{big:,} ops take {ratio(growth)} the time of {small:,}** "
             f"(target ≤ {targets['W4']:.0f}×; 10× would be perfectly linear); "
-            f"with the cyclic gc off: {ratio(off_growth)}."]
+            f"with the cyclic gc off: {ratio(off_growth)}. In CPU time (not disturbed by "
+            f"other processes on a shared machine): {ratio(cpu_growth)}."]
     base = w4.get("baseline")
     if base:
         if _ok(base):
