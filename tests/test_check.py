@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 
 from micrograd.check import check_engine, explain, render_junit, render_text, run_check
 from micrograd.check.report import SCHEMA
@@ -183,6 +184,15 @@ def test_missing_optional_modules_are_stubbed_and_missing_ops_do_not_fail(report
     assert report.by_id("exp").status == "missing" and report.by_id("sub").status == "missing"
     assert report.ok  # only warnings and missing ops
     assert "building the engine" in report.stdout  # the learner's prints are captured
+
+
+def test_an_installed_package_is_loaded_for_real_and_not_reported_as_stubbed():
+    """numpy imports an optional internal submodule; only a missing top-level package is stubbed."""
+    require_module("numpy")
+    report = check_engine(CORPUS / "uses_numpy.py")  # its top level asserts numpy computes
+    assert report.by_id("load").status == "pass", render_text(report)
+    assert report.stubbed_modules == [] and report.ok
+    assert "stub" not in render_text(report)
 
 
 def test_our_engine_passes_every_probe():

@@ -103,21 +103,30 @@ class _Anything:
 
 
 class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Last on sys.meta_path: answers for optional modules no other finder could find."""
+    """Last on sys.meta_path: answers for optional packages no other finder could find.
+
+    Only a top-level package that is not installed at all is stubbed, and then its
+    submodules too. A submodule a real package cannot find is none of our business: numpy,
+    for one, imports an optional internal module inside try/except ImportError, and a stub
+    there would both break numpy's own logic and be reported as "not installed".
+    """
 
     def __init__(self) -> None:
         self.stubbed: list[str] = []
 
     def find_spec(self, fullname, path, target=None):
-        if fullname.split(".")[0] in OPTIONAL_MODULES:
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
+        top, dot, _ = fullname.partition(".")
+        if top not in OPTIONAL_MODULES:
+            return None
+        if dot and not isinstance(sys.modules.get(top), _StubModule):
+            return None  # a submodule of a real package
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
         module = _StubModule(spec.name)
         module.__path__ = []
-        if spec.name.split(".")[0] not in self.stubbed:
-            self.stubbed.append(spec.name.split(".")[0])
+        if "." not in spec.name and spec.name not in self.stubbed:
+            self.stubbed.append(spec.name)
         return module
 
     def exec_module(self, module) -> None:
