@@ -59,6 +59,7 @@ ONE_BUG = {
     "number_not_wrapped": ("number-not-wrapped", "fail"),
     "backward_on_input": ("backward-on-wrong-node", "fail"),
     "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
+    "shared_neuron": ("shared-parameters", "fail"),                   # [Neuron(nin)] * nout
     "eq_without_hash": ("eq-without-hash", "fail"),
     # files that cannot even be loaded
     "syntax_error": ("syntax-error", "error"),
@@ -147,6 +148,16 @@ def test_correct_engine_passes_every_probe_including_its_nn(reports):
     assert {"nn-parameter-count", "nn-forward", "nn-training-step", "nn-zero-grad",
             "chain-2000", "diamond", "micrograd-readme", "lecture-neuron"} <= ids
     assert len(report.probes) >= 50
+
+
+def test_a_layer_that_repeats_one_neuron_object_is_named(reports):
+    probe = reports["shared_neuron"].by_id("nn-parameter-count")
+    # MLP(3, [4, 4, 1]) with one Neuron per layer: 41 entries, (3+1) + (4+1) + (4+1) = 14 objects
+    assert probe.got == {"parameters": 41, "distinct_objects": 14}
+    assert probe.expected == {"parameters": 41, "distinct_objects": 41}
+    assert "layers[0].neurons holds 4 entries but only 1 distinct" in probe.detail
+    text = render_text(reports["shared_neuron"])
+    assert "fix: self.neurons = [Neuron(nin) for _ in range(nout)]" in text
 
 
 def test_lecture_recursive_topological_sort_only_warns(reports):

@@ -280,6 +280,14 @@ _add("wrong-parameter-count", "MLP(3, [4, 4, 1]) does not have 41 parameters",
      """3*4+4 + 4*4+4 + 4+1 = 41: every neuron has one weight per input plus one bias.""",
      "len(MLP(3, [4, 4, 1]).parameters())  ->  41",
      "def parameters(self): return self.w + [self.b]    # in Neuron")
+_add("shared-parameters", "the same Value object appears several times among parameters()",
+     """parameters() lists one object more than once. [Neuron(nin)] * nout does not make nout
+     neurons: it makes one Neuron and a list that refers to it nout times, so every neuron of
+     the layer has the same weights, computes the same output and gets the sum of all their
+     gradients; the count looks right but the layer has a single neuron's worth of weights.
+     Build a new object for each entry.""",
+     "layer.neurons = [Neuron(3)] * 4  ->  layer.neurons[0] is layer.neurons[1]",
+     "self.neurons = [Neuron(nin) for _ in range(nout)]   # a new Neuron each time")
 _add("nn-not-probed", "your MLP could not be compared",
      """The checker could not build MLP(3, [4, 4, 1]) or match its output to a standard MLP;
      the nn probes were skipped. Not an error in itself.""",

@@ -887,12 +887,33 @@ def _params(model) -> list:
     raise AttributeError("the MLP has no parameters() method")
 
 
+def _repeated_parameter(params: list) -> str:
+    """Where the first repeated object is, e.g. 'parameters()[4] is parameters()[0]'."""
+    first: dict[int, int] = {}
+    for i, p in enumerate(params):
+        if id(p) in first:
+            return f"parameters()[{i}] is parameters()[{first[id(p)]}]"
+        first[id(p)] = i
+    return ""
+
+
+def _shared_neurons(mlp) -> str:
+    """'layer 0 holds one Neuron object 4 times' when a layer repeats a neuron (if visible)."""
+    for k, layer in enumerate(getattr(mlp, "layers", None) or []):
+        neurons = getattr(layer, "neurons", None)
+        if isinstance(neurons, list) and len(neurons) > len({id(n) for n in neurons}):
+            return (f"layers[{k}].neurons holds {len(neurons)} entries but only "
+                    f"{len({id(n) for n in neurons})} distinct Neuron object(s)")
+    return ""
+
+
 def nn_probes(module, cls, emit_start, emit) -> None:
     mlp_cls = getattr(module, "MLP", None)
     if not isinstance(mlp_cls, type):
         return
     emit_start("nn-parameter-count")
-    record = _record("nn-parameter-count", "nn", "len(MLP(3, [4, 4, 1]).parameters())")
+    record = _record("nn-parameter-count", "nn", "ps = MLP(3, [4, 4, 1]).parameters(); "
+                     "len(ps), len({id(p) for p in ps})")
     try:
         mlp = mlp_cls(3, [4, 4, 1])
         params = _params(mlp)
@@ -902,7 +923,15 @@ def nn_probes(module, cls, emit_start, emit) -> None:
                       line=info["line"], where=info["where"])
         emit(record)
         return
-    record.update(got=len(params), expected=41)
+    distinct = len({id(p) for p in params})
+    record.update(got={"parameters": len(params), "distinct_objects": distinct},
+                  expected={"parameters": 41, "distinct_objects": 41})
+    if distinct < len(params):  # the count alone looks right: 41 entries, 14 objects
+        _fail(record, "shared-parameters", "; ".join(filter(None, [
+            f"{len(params)} parameters but only {distinct} distinct objects",
+            _shared_neurons(mlp), _repeated_parameter(params)])))
+        emit(record)
+        return
     if len(params) != 41:
         _fail(record, "wrong-parameter-count", f"{len(params)} parameters instead of 41")
         emit(record)
