@@ -288,8 +288,37 @@ def test_notebook_error_lines_name_the_cell(tmp_path):
     path = tmp_path / "broken.ipynb"
     path.write_text(_notebook(["import math\n", "x = 1\nclass Value\n    pass\n"]))
     report = check_engine(path)
-    assert report.by_id("load").diagnosis == "syntax-error"
-    assert report.by_id("load").line == "cell 3, line 2"  # cell 1 is the markdown cell
+    cell = report.by_id("cell-3")  # cell 1 is the markdown cell
+    assert (cell.status, cell.diagnosis, cell.line) == ("warn", "notebook-cell-raised",
+                                                        "cell 3, line 2")
+    assert "SyntaxError" in cell.detail
+    assert report.by_id("find-class").diagnosis == "class-not-found" and not report.ok
+
+
+def test_notebook_runs_cell_by_cell_past_a_cell_that_raises_on_purpose():
+    """The lecture's order: cell 3 shows `2 * a` raising TypeError; cell 4 adds __rmul__."""
+    path = CORPUS / "lecture_notebook.ipynb"
+    report = check_engine(path)
+    cell = report.by_id("cell-3")
+    assert (cell.status, cell.diagnosis, cell.line) == ("warn", "notebook-cell-raised",
+                                                        "cell 3, line 2")
+    assert cell.detail.startswith("TypeError: unsupported operand type(s) for *: 'int'")
+    assert report.by_id("load").status == "pass"
+    assert report.by_id("rmul-int").status == "pass"  # the class as cell 4 left it
+    assert report.by_id("radd").status == "pass" and report.by_id("lecture-neuron").status == "pass"
+    text = render_text(report)
+    assert "at cell 3, line 2 of" in text and "at line cell" not in text
+    assert "cell 2, line 41 in build_topo" in text  # traceback frames are placed in cells too
+    assert "__name__" not in text
+
+
+def test_a_syntax_error_in_one_cell_leaves_the_others_running(tmp_path):
+    source = (CORPUS / "correct.py").read_text()
+    path = tmp_path / "homework.ipynb"
+    path.write_text(_notebook([source, "print('oops'\n", "a = Value(2.0)\nb = a * 3\n"]))
+    report = check_engine(path)
+    assert report.by_id("cell-3").line == "cell 3, line 1"
+    assert [p.id for p in report.probes if p.status != "pass"] == ["cell-3"]
 
 
 # --- output formats -----------------------------------------------------------------------

@@ -306,10 +306,18 @@ _add("load-exception", "running the file raised an exception",
      """Importing your file runs its top-level code, and that code raised an error before the
      checker could look at the class.""", "see the line shown",
      "move demo code under  if __name__ == '__main__':")
+_add("notebook-cell-raised", "a notebook cell raised an exception",
+     """Jupyter shows a cell's error and lets you run the next cells, so the checker does the
+     same: it reports the cell and goes on with the next one, then checks the class as the
+     last cells left it. Often on purpose (the lecture runs 2 * a to show the TypeError before
+     it adds __rmul__); if not, later cells may miss what this one should have defined.""",
+     "cell 3: 2 * a  ->  TypeError (no __rmul__ yet); cell 4: Value.__rmul__ = Value.__mul__",
+     "nothing, if the error is there on purpose; otherwise fix the line shown", "advisory")
 _add("load-timeout", "running the file did not finish in time",
      """Importing your file runs its top-level code; it did not finish within the time limit
      (an endless loop, or a long training run at top level).""", "see the line shown",
-     "move demo/training code under  if __name__ == '__main__':")
+     "move demo/training code under  if __name__ == '__main__':  (in a notebook: shorten "
+     "the cell that loops)")
 _add("load-recursion", "infinite recursion while running the file",
      """Importing your file ran into infinite recursion (a function or property that calls
      itself without a base case).""", "see the line shown", "give the recursion a base case")
