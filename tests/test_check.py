@@ -43,8 +43,8 @@ ONE_BUG = {
     "missing_rmul": ("missing-rmul", "fail"),                         # 4
     "exponent_as_value": ("exponent-as-value", "fail"),               # 5
     "tanh_overflow": ("tanh-overflow", "fail"),                       # 6  tanh range
-    "zero_one_labels": ("labels-outside-tanh-range", "warn"),         # 6  (advisory)
-    "tiny_h": ("h-too-small", "warn"),                                # 7  (advisory)
+    "zero_one_labels": ("labels-outside-tanh-range", "fail"),         # 6  tanh never reaches 1
+    "tiny_h": ("h-too-small", "fail"),                                # 7  rounding error wins
     "rmul_returns_float": ("rmul-returns-float", "fail"),             # 8
     "no_seed": ("no-seed-gradient", "fail"),                          # 9
     "mutable_default": ("mutable-default-children", "fail"),          # 10
@@ -411,6 +411,72 @@ def test_backward_that_resets_inner_nodes_does_not_count_as_zeroing():
     source = ("class V:\n    def backward(self):\n        for v in topo:\n            v.grad = 0\n"
               "        for v in reversed(topo):\n            v._backward()\n" + LOOP.format(reset=""))
     assert [f.diagnosis for f in static_findings(source)] == ["no-zero-grad"]
+
+
+@pytest.mark.parametrize("source, flagged", [
+    ("def numerical_grad(f, x, h=1e-10):\n    return (f(x + h) - f(x - h)) / (2 * h)\n", True),
+    ("h = 1e-10\nslope = (f(x + h) - f(x)) / h\n", True),
+    ("h = 1e-5\nslope = (f(x + h) - f(x)) / h\n", False),
+    # an epsilon that keeps log() finite, and Adam's, are not difference-quotient steps
+    ("eps = 1e-12\ndef bce(p):\n    return -math.log(p + eps)\n", False),
+    ("eps = 1e-10\nw = w - lr * m / (v ** 0.5 + eps)\n", False),
+])
+def test_tiny_step_is_flagged_only_as_the_step_of_a_difference_quotient(source, flagged):
+    found = [f for f in static_findings(source) if f.diagnosis == "h-too-small"]
+    assert bool(found) is flagged
+    assert all(f.status == "fail" for f in found)
+
+
+ENGINE_WITH_TANH = "class Value:\n    def tanh(self):\n        return self\n"
+
+
+@pytest.mark.parametrize("model, flagged", [
+    ("", False),  # the engine offers tanh, but nothing uses it as the output
+    ("def neuron(x):\n    return (x * w + b).tanh()\n", True),
+])
+def test_zero_one_labels_need_a_model_that_calls_tanh(model, flagged):
+    found = static_findings(ENGINE_WITH_TANH + model + "ys = [0, 1, 1, 0]\n")
+    assert [f.diagnosis for f in found] == (["labels-outside-tanh-range"] if flagged else [])
+
+
+def test_zero_one_labels_with_a_linear_output_mlp_are_fine(tmp_path):
+    """micrograd 0.1.0's MLP: tanh hidden layers (here), linear output: 0/1 is within reach."""
+    text = (CORPUS / "zero_one_labels.py").read_text()
+    for old, new in [("    def __init__(self, nin):\n        self.w",
+                      "    def __init__(self, nin, nonlin=True):\n        self.nonlin = nonlin\n"
+                      "        self.w"),
+                     ("        return act.tanh()\n",
+                      "        return act.tanh() if self.nonlin else act\n"),
+                     ("    def __init__(self, nin, nout):\n        self.neurons = [Neuron(nin) ",
+                      "    def __init__(self, nin, nout, nonlin=True):\n"
+                      "        self.neurons = [Neuron(nin, nonlin) "),
+                     ("Layer(sizes[i], sizes[i + 1])",
+                      "Layer(sizes[i], sizes[i + 1], i != len(nouts) - 1)")]:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    engine = tmp_path / "linear_output.py"
+    engine.write_text(text)
+    report = check_engine(engine)
+    assert "output=linear" in report.by_id("nn-forward").detail
+    labels = report.by_id("source-labels")
+    assert labels.status == "pass" and "output layer is linear" in labels.detail
+    assert report.ok, render_text(report)
+
+
+def test_exit_status_is_documented_in_help():
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    help_text = subprocess.run([sys.executable, "-m", "micrograd.cli", "check", "--help"],
+                               capture_output=True, text=True, env=env, timeout=60).stdout
+    assert "0  no probe failed or errored (WARN results and MISSING ops are allowed)" in help_text
+    assert "1  at least one probe FAILED" in help_text
+    readme = (HERE.parent / "README.md").read_text()
+    assert "The exit code is 0 when no probe failed or errored" in readme
+
+
+@pytest.mark.parametrize("name", ["tiny_h", "zero_one_labels"])
+def test_textbook_pitfalls_6_and_7_give_exit_code_1(name, capsys):
+    assert run_check(str(CORPUS / f"{name}.py")) == 1
+    assert f"FAIL {ONE_BUG[name][0]}" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -206,16 +206,20 @@ _add("tanh-range", "tanh gives a value outside [-1, 1]",
      (-1, 1), never targets like 0/1 beyond its reach.)""",
      "Value(30.0).tanh()  ->  1.0", "t = math.tanh(self.data)", "textbook pitfall 6")
 _add("labels-outside-tanh-range", "targets 0/1 with a tanh output layer",
-     """tanh outputs lie strictly between -1 and 1, and the textbook trains its XOR network on
-     labels ±1. Your training targets look like 0/1: the network can reach them, but 0 sits at
-     the middle of tanh's range where the classes are hard to separate by sign. Use ±1.""",
-     "ys = [0, 1, 1, 0]", "ys = [-1.0, 1.0, 1.0, -1.0]", "textbook pitfall 6 (advisory)")
+     """tanh outputs lie strictly between -1 and 1 and never reach 1, so the squared error on
+     a target 1 can never reach 0: training keeps pushing the weights up to saturate tanh,
+     where its gradient 1 - t^2 vanishes. And 0 is the middle of tanh's range, so the two
+     classes are not separated by sign. The textbook trains its XOR network on labels ±1.""",
+     "ys = [0, 1, 1, 0] with mlp(x) = tanh(...)  ->  loss > 0 for ever",
+     "ys = [-1.0, 1.0, 1.0, -1.0]     # or keep 0/1 with a sigmoid or linear output",
+     "textbook pitfall 6")
 _add("h-too-small", "the step h of your numerical gradient is too small",
      """With h around 1e-10 the rounding error of floats (about 1e-16 relative) divided by h
      is bigger than the truncation error, so (f(x+h) - f(x-h)) / 2h gets worse, not better;
-     at 1e-16, x + h == x and the estimate is 0. About 1e-5 (central) or 1e-6 is the sweet
-     spot.""",
-     "(f(3 + 1e-16) - f(3)) / 1e-16  ->  0.0", "h = 1e-5", "textbook pitfall 7 (advisory)")
+     at 1e-16, x + h == x and the estimate is 0. Your gradient check then disagrees with a
+     correct backward (or agrees with a wrong one). About 1e-5 (central) or 1e-6 is the
+     sweet spot.""",
+     "(f(3 + 1e-16) - f(3)) / 1e-16  ->  0.0", "h = 1e-5", "textbook pitfall 7")
 _add("no-zero-grad", "gradients are never zeroed in the training loop",
      """Your backward adds into .grad (as it should), so the gradients of every previous step
      pile up unless you reset them before each loss.backward(). The loss may still go down —
