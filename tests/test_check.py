@@ -318,6 +318,7 @@ def test_a_syntax_error_in_one_cell_leaves_the_others_running(tmp_path):
     path.write_text(_notebook([source, "print('oops'\n", "a = Value(2.0)\nb = a * 3\n"]))
     report = check_engine(path)
     assert report.by_id("cell-3").line == "cell 3, line 1"
+    assert report.by_id("cell-3").detail == "SyntaxError: '(' was never closed"
     assert [p.id for p in report.probes if p.status != "pass"] == ["cell-3"]
 
 

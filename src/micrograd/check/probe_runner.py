@@ -265,8 +265,8 @@ def run_notebook_cells(path: str, cells: list, channel: Channel) -> types.Module
             exec(compile(text, path, "exec"), module.__dict__)
         except (Exception, SystemExit) as error:
             info = describe_exception(error)
-            if isinstance(error, SyntaxError):
-                info["line"] = error.lineno
+            if isinstance(error, SyntaxError):  # its str() names our joined temporary file
+                info.update(line=error.lineno, message=f"{type(error).__name__}: {error.msg}")
             channel.emit({"event": "result", "id": f"cell-{number}", "group": "load",
                           "status": "warn", "diagnosis": "notebook-cell-raised",
                           "detail": info["message"], "line": info["line"], "where": info["where"],
