@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import require_module
 
-from micrograd.check import check_engine, explain, render_junit, render_text, run_check
+from micrograd.check import CATALOG, check_engine, explain, render_junit, render_text, run_check
 from micrograd.check.report import SCHEMA
 from micrograd.check.static import static_findings
 
@@ -239,6 +239,22 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
         for diag in report.diagnoses:
             entry = explain(diag)
             assert entry.explanation != "The probe failed." and entry.fix, diag
+
+
+def test_warnings_are_only_the_advisory_diagnoses_and_failures_never_are(reports):
+    """The exit code ignores WARN, so a WARN must never hide a bug (README: exit code)."""
+    advisory = {"recursion-limit", "stale-intermediate-grads", "backward-resets-grads",
+                "nn-not-probed", "notebook-cell-raised"}
+    assert {d for d, e in CATALOG.items() if "advisory" in e.pitfall} == advisory
+    seen = set()
+    for report in reports.values():
+        for probe in report.probes:
+            if probe.status == "warn":
+                assert probe.diagnosis in advisory, (probe.id, probe.diagnosis)
+                seen.add(probe.diagnosis)
+            elif probe.status == "fail":
+                assert probe.diagnosis not in advisory, (probe.id, probe.diagnosis)
+    assert {"recursion-limit", "stale-intermediate-grads"} <= seen
 
 
 def test_an_engine_with_three_mistakes_gets_three_diagnoses(tmp_path):
