@@ -18,8 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 
-from micrograd.check import check_engine, explain, render_junit, render_text, run_check
+from micrograd.check import CATALOG, check_engine, explain, render_junit, render_text, run_check
 from micrograd.check.report import SCHEMA
 from micrograd.check.static import static_findings
 
@@ -42,8 +43,8 @@ ONE_BUG = {
     "missing_rmul": ("missing-rmul", "fail"),                         # 4
     "exponent_as_value": ("exponent-as-value", "fail"),               # 5
     "tanh_overflow": ("tanh-overflow", "fail"),                       # 6  tanh range
-    "zero_one_labels": ("labels-outside-tanh-range", "warn"),         # 6  (advisory)
-    "tiny_h": ("h-too-small", "warn"),                                # 7  (advisory)
+    "zero_one_labels": ("labels-outside-tanh-range", "fail"),         # 6  tanh never reaches 1
+    "tiny_h": ("h-too-small", "fail"),                                # 7  rounding error wins
     "rmul_returns_float": ("rmul-returns-float", "fail"),             # 8
     "no_seed": ("no-seed-gradient", "fail"),                          # 9
     "mutable_default": ("mutable-default-children", "fail"),          # 10
@@ -58,6 +59,7 @@ ONE_BUG = {
     "number_not_wrapped": ("number-not-wrapped", "fail"),
     "backward_on_input": ("backward-on-wrong-node", "fail"),
     "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
+    "shared_neuron": ("shared-parameters", "fail"),                   # [Neuron(nin)] * nout
     "eq_without_hash": ("eq-without-hash", "fail"),
     # files that cannot even be loaded
     "syntax_error": ("syntax-error", "error"),
@@ -148,6 +150,16 @@ def test_correct_engine_passes_every_probe_including_its_nn(reports):
     assert len(report.probes) >= 50
 
 
+def test_a_layer_that_repeats_one_neuron_object_is_named(reports):
+    probe = reports["shared_neuron"].by_id("nn-parameter-count")
+    # MLP(3, [4, 4, 1]) with one Neuron per layer: 41 entries, (3+1) + (4+1) + (4+1) = 14 objects
+    assert probe.got == {"parameters": 41, "distinct_objects": 14}
+    assert probe.expected == {"parameters": 41, "distinct_objects": 41}
+    assert "layers[0].neurons holds 4 entries but only 1 distinct" in probe.detail
+    text = render_text(reports["shared_neuron"])
+    assert "fix: self.neurons = [Neuron(nin) for _ in range(nout)]" in text
+
+
 def test_lecture_recursive_topological_sort_only_warns(reports):
     report = reports["recursive_topo"]
     assert report.ok and report.diagnoses == ["recursion-limit", "stale-intermediate-grads"]
@@ -185,6 +197,15 @@ def test_missing_optional_modules_are_stubbed_and_missing_ops_do_not_fail(report
     assert "building the engine" in report.stdout  # the learner's prints are captured
 
 
+def test_an_installed_package_is_loaded_for_real_and_not_reported_as_stubbed():
+    """numpy imports an optional internal submodule; only a missing top-level package is stubbed."""
+    require_module("numpy")
+    report = check_engine(CORPUS / "uses_numpy.py")  # its top level asserts numpy computes
+    assert report.by_id("load").status == "pass", render_text(report)
+    assert report.stubbed_modules == [] and report.ok
+    assert "stub" not in render_text(report)
+
+
 def test_our_engine_passes_every_probe():
     report = check_engine(SRC / "micrograd" / "engine.py")
     assert [(p.id, p.status, p.diagnosis) for p in report.probes if p.status != "pass"] == []
@@ -218,6 +239,22 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
         for diag in report.diagnoses:
             entry = explain(diag)
             assert entry.explanation != "The probe failed." and entry.fix, diag
+
+
+def test_warnings_are_only_the_advisory_diagnoses_and_failures_never_are(reports):
+    """The exit code ignores WARN, so a WARN must never hide a bug (README: exit code)."""
+    advisory = {"recursion-limit", "stale-intermediate-grads", "backward-resets-grads",
+                "nn-not-probed", "notebook-cell-raised"}
+    assert {d for d, e in CATALOG.items() if "advisory" in e.pitfall} == advisory
+    seen = set()
+    for report in reports.values():
+        for probe in report.probes:
+            if probe.status == "warn":
+                assert probe.diagnosis in advisory, (probe.id, probe.diagnosis)
+                seen.add(probe.diagnosis)
+            elif probe.status == "fail":
+                assert probe.diagnosis not in advisory, (probe.id, probe.diagnosis)
+    assert {"recursion-limit", "stale-intermediate-grads"} <= seen
 
 
 def test_an_engine_with_three_mistakes_gets_three_diagnoses(tmp_path):
@@ -267,8 +304,38 @@ def test_notebook_error_lines_name_the_cell(tmp_path):
     path = tmp_path / "broken.ipynb"
     path.write_text(_notebook(["import math\n", "x = 1\nclass Value\n    pass\n"]))
     report = check_engine(path)
-    assert report.by_id("load").diagnosis == "syntax-error"
-    assert report.by_id("load").line == "cell 3, line 2"  # cell 1 is the markdown cell
+    cell = report.by_id("cell-3")  # cell 1 is the markdown cell
+    assert (cell.status, cell.diagnosis, cell.line) == ("warn", "notebook-cell-raised",
+                                                        "cell 3, line 2")
+    assert "SyntaxError" in cell.detail
+    assert report.by_id("find-class").diagnosis == "class-not-found" and not report.ok
+
+
+def test_notebook_runs_cell_by_cell_past_a_cell_that_raises_on_purpose():
+    """The lecture's order: cell 3 shows `2 * a` raising TypeError; cell 4 adds __rmul__."""
+    path = CORPUS / "lecture_notebook.ipynb"
+    report = check_engine(path)
+    cell = report.by_id("cell-3")
+    assert (cell.status, cell.diagnosis, cell.line) == ("warn", "notebook-cell-raised",
+                                                        "cell 3, line 2")
+    assert cell.detail.startswith("TypeError: unsupported operand type(s) for *: 'int'")
+    assert report.by_id("load").status == "pass"
+    assert report.by_id("rmul-int").status == "pass"  # the class as cell 4 left it
+    assert report.by_id("radd").status == "pass" and report.by_id("lecture-neuron").status == "pass"
+    text = render_text(report)
+    assert "at cell 3, line 2 of" in text and "at line cell" not in text
+    assert "cell 2, line 41 in build_topo" in text  # traceback frames are placed in cells too
+    assert "__name__" not in text
+
+
+def test_a_syntax_error_in_one_cell_leaves_the_others_running(tmp_path):
+    source = (CORPUS / "correct.py").read_text()
+    path = tmp_path / "homework.ipynb"
+    path.write_text(_notebook([source, "print('oops'\n", "a = Value(2.0)\nb = a * 3\n"]))
+    report = check_engine(path)
+    assert report.by_id("cell-3").line == "cell 3, line 1"
+    assert report.by_id("cell-3").detail == "SyntaxError: '(' was never closed"
+    assert [p.id for p in report.probes if p.status != "pass"] == ["cell-3"]
 
 
 # --- output formats -----------------------------------------------------------------------
@@ -361,6 +428,72 @@ def test_backward_that_resets_inner_nodes_does_not_count_as_zeroing():
     source = ("class V:\n    def backward(self):\n        for v in topo:\n            v.grad = 0\n"
               "        for v in reversed(topo):\n            v._backward()\n" + LOOP.format(reset=""))
     assert [f.diagnosis for f in static_findings(source)] == ["no-zero-grad"]
+
+
+@pytest.mark.parametrize("source, flagged", [
+    ("def numerical_grad(f, x, h=1e-10):\n    return (f(x + h) - f(x - h)) / (2 * h)\n", True),
+    ("h = 1e-10\nslope = (f(x + h) - f(x)) / h\n", True),
+    ("h = 1e-5\nslope = (f(x + h) - f(x)) / h\n", False),
+    # an epsilon that keeps log() finite, and Adam's, are not difference-quotient steps
+    ("eps = 1e-12\ndef bce(p):\n    return -math.log(p + eps)\n", False),
+    ("eps = 1e-10\nw = w - lr * m / (v ** 0.5 + eps)\n", False),
+])
+def test_tiny_step_is_flagged_only_as_the_step_of_a_difference_quotient(source, flagged):
+    found = [f for f in static_findings(source) if f.diagnosis == "h-too-small"]
+    assert bool(found) is flagged
+    assert all(f.status == "fail" for f in found)
+
+
+ENGINE_WITH_TANH = "class Value:\n    def tanh(self):\n        return self\n"
+
+
+@pytest.mark.parametrize("model, flagged", [
+    ("", False),  # the engine offers tanh, but nothing uses it as the output
+    ("def neuron(x):\n    return (x * w + b).tanh()\n", True),
+])
+def test_zero_one_labels_need_a_model_that_calls_tanh(model, flagged):
+    found = static_findings(ENGINE_WITH_TANH + model + "ys = [0, 1, 1, 0]\n")
+    assert [f.diagnosis for f in found] == (["labels-outside-tanh-range"] if flagged else [])
+
+
+def test_zero_one_labels_with_a_linear_output_mlp_are_fine(tmp_path):
+    """micrograd 0.1.0's MLP: tanh hidden layers (here), linear output: 0/1 is within reach."""
+    text = (CORPUS / "zero_one_labels.py").read_text()
+    for old, new in [("    def __init__(self, nin):\n        self.w",
+                      "    def __init__(self, nin, nonlin=True):\n        self.nonlin = nonlin\n"
+                      "        self.w"),
+                     ("        return act.tanh()\n",
+                      "        return act.tanh() if self.nonlin else act\n"),
+                     ("    def __init__(self, nin, nout):\n        self.neurons = [Neuron(nin) ",
+                      "    def __init__(self, nin, nout, nonlin=True):\n"
+                      "        self.neurons = [Neuron(nin, nonlin) "),
+                     ("Layer(sizes[i], sizes[i + 1])",
+                      "Layer(sizes[i], sizes[i + 1], i != len(nouts) - 1)")]:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    engine = tmp_path / "linear_output.py"
+    engine.write_text(text)
+    report = check_engine(engine)
+    assert "output=linear" in report.by_id("nn-forward").detail
+    labels = report.by_id("source-labels")
+    assert labels.status == "pass" and "output layer is linear" in labels.detail
+    assert report.ok, render_text(report)
+
+
+def test_exit_status_is_documented_in_help():
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    help_text = subprocess.run([sys.executable, "-m", "micrograd.cli", "check", "--help"],
+                               capture_output=True, text=True, env=env, timeout=60).stdout
+    assert "0  no probe failed or errored (WARN results and MISSING ops are allowed)" in help_text
+    assert "1  at least one probe FAILED" in help_text
+    readme = (HERE.parent / "README.md").read_text()
+    assert "The exit code is 0 when no probe failed or errored" in readme
+
+
+@pytest.mark.parametrize("name", ["tiny_h", "zero_one_labels"])
+def test_textbook_pitfalls_6_and_7_give_exit_code_1(name, capsys):
+    assert run_check(str(CORPUS / f"{name}.py")) == 1
+    assert f"FAIL {ONE_BUG[name][0]}" in capsys.readouterr().out
 
 
 @pytest.mark.slow

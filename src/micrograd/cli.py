@@ -61,7 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("expr")
     trace.add_argument("values", nargs="*", help="variable values: a=2 b=-3 ...")
 
-    check = commands.add_parser("check", help="diagnose the bugs in your own micrograd engine")
+    check = commands.add_parser(
+        "check", help="diagnose the bugs in your own micrograd engine",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit status:\n"
+               "  0  no probe failed or errored (WARN results and MISSING ops are allowed)\n"
+               "  1  at least one probe FAILED (a bug; also a missing op named in --require)\n"
+               "     or hit an ERROR (the file could not be loaded, or a probe hung)\n"
+               "  2  bad path or option\n"
+               "WARN is advisory and never a bug: a recursive topological sort that is too\n"
+               "deep for a 2,000-op chain, a second backward() on the same graph, a notebook\n"
+               "cell that raises, an MLP the checker cannot compare.")
     check.add_argument("path", help="your engine: file.py or file.py:ClassName")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")

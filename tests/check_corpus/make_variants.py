@@ -184,6 +184,15 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
          "        return isinstance(other, Value) and self.data == other.data\n\n"
          "    def __repr__(self):\n"),
     ]),
+    "shared_neuron": ("Layer repeats one Neuron object: [Neuron(nin)] * nout", [
+        ("        self.neurons = [Neuron(nin) for _ in range(nout)]\n",
+         "        self.neurons = [Neuron(nin)] * nout\n"),
+    ]),
+    "uses_numpy": ("no bug: the file also uses numpy, which is installed and must really load", [
+        ("import math\n",
+         "import math\n\nimport numpy as np\n\n"
+         "assert float(np.array([1.0, 2.0]).sum()) == 3.0  # fails on a stub\n"),
+    ]),
     "renamed_class": ("no bug: the class is called Scalar", [
         ("class Value:", "class Scalar:"),
     ]),

@@ -12,8 +12,10 @@ before a crash or a kill is kept.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -41,8 +43,9 @@ def split_target(target: str) -> tuple[str, str | None]:
     return target, None
 
 
-def notebook_to_source(text: str, name: str) -> tuple[str, list[str]]:
-    """The code cells of a .ipynb joined into one script, and where each line came from.
+def notebook_to_source(text: str, name: str) -> tuple[str, list[str], list[tuple[int, int, int]]]:
+    """The code cells of a .ipynb joined into one script, where each line came from, and the
+    cells as (cell number, first line, last line) of that script.
 
     IPython magics (%, !) become `pass  # magic`, so the script is plain Python and an
     indented block keeps its body. Nothing is run.
@@ -54,6 +57,7 @@ def notebook_to_source(text: str, name: str) -> tuple[str, list[str]]:
         raise ValueError(f"{name}: not a Jupyter notebook (expected JSON with 'cells'): {error}")
     lines: list[str] = []
     origin: list[str] = []
+    code_cells: list[tuple[int, int, int]] = []
     for cell_number, cell in enumerate(cells, start=1):
         if cell.get("cell_type") != "code":
             continue
@@ -67,7 +71,30 @@ def notebook_to_source(text: str, name: str) -> tuple[str, list[str]]:
                 line = line[: len(line) - len(stripped)] + "pass  # " + stripped
             lines.append(line)
             origin.append(f"cell {cell_number}, line {offset}")
-    return "\n".join(lines) + "\n", origin
+        code_cells.append((cell_number, len(lines) - len(source.splitlines()) + 1, len(lines)))
+    return "\n".join(lines) + "\n", origin, [c for c in code_cells if c[1] <= c[2]]
+
+
+def parsable_cells_only(source: str, cells: list[tuple[int, int, int]]) -> str:
+    """The joined notebook with each cell that does not parse blanked (line numbers kept).
+
+    Jupyter runs the other cells anyway, so the source checks read them too.
+    """
+    lines = source.split("\n")
+    for _, first, last in cells:
+        try:
+            ast.parse("\n".join(lines[first - 1:last]))
+        except (SyntaxError, ValueError):
+            lines[first - 1:last] = [""] * (last - first + 1)
+    return "\n".join(lines)
+
+
+LINE_REFERENCE = re.compile(r"\bline (\d+)")
+
+
+def _placed_text(text: str, place) -> str:
+    """'line 12 in __add__' -> 'cell 3, line 2 in __add__' for a notebook (place maps lines)."""
+    return LINE_REFERENCE.sub(lambda m: str(place(int(m.group(1)))), text)
 
 
 def _package_module(path: Path) -> tuple[str, str | None]:
@@ -130,8 +157,9 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
         learner = file.resolve()
         root, module_name = _package_module(learner)
         source = raw
+        cells: list[tuple[int, int, int]] | None = None
         if file.suffix == ".ipynb":
-            source, origin = notebook_to_source(raw, text_path)
+            source, origin, cells = notebook_to_source(raw, text_path)
             learner = workdir / "notebook" / (file.stem.replace("-", "_") + ".py")
             learner.parent.mkdir()
             learner.write_text(source, encoding="utf-8")
@@ -143,7 +171,8 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
             return line
 
         try:
-            findings = static_findings(source)
+            findings = static_findings(parsable_cells_only(source, cells) if cells is not None
+                                       else source)
         except (SyntaxError, ValueError) as error:  # ValueError: source with NUL bytes
             line = getattr(error, "lineno", None)
             probe = ProbeResult("load", "load", "error", "parse the file", "syntax-error",
@@ -155,9 +184,15 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
                           seconds=time.monotonic() - started)
 
         records, returncode, timed_out = _run_child(
-            learner, root, module_name, class_name, workdir, timeout, probe_timeout, memory_mb)
+            learner, root, module_name, class_name, workdir, timeout, probe_timeout, memory_mb,
+            cells)
         report = _assemble(text_path, records, returncode, timed_out, place)
         report.probes += _source_probes(findings, place)
+        _labels_against_the_mlp_output(report)
+        if origin:  # notebook: 'line 12' in tracebacks and details -> 'cell 3, line 2'
+            for probe in report.probes:
+                probe.detail = _placed_text(probe.detail, place)
+                probe.where = [_placed_text(frame, place) for frame in probe.where]
         for probe in report.probes:  # a course can insist on ops: missing ones then fail
             if probe.status == "missing" and (probe.diagnosis or "")[len("missing-"):] in required:
                 probe.status = "fail"
@@ -169,14 +204,15 @@ def check_engine(path: str | os.PathLike, class_name: str | None = None, timeout
 
 
 def _run_child(learner: Path, root: str, module_name: str | None, class_name: str | None,
-               workdir: Path, timeout: float, probe_timeout: float, memory_mb: int):
+               workdir: Path, timeout: float, probe_timeout: float, memory_mb: int,
+               cells: list[tuple[int, int, int]] | None = None):
     results = workdir / "results.jsonl"
     config = workdir / "config.json"
     config.write_text(json.dumps({
         "path": str(learner), "sys_path_root": root, "module_name": module_name,
         "class_name": class_name, "results_path": str(results),
         "probe_timeout": probe_timeout, "load_timeout": max(1.0, 0.6 * timeout),
-        "memory_mb": memory_mb, "cpu_seconds": timeout + 5,
+        "memory_mb": memory_mb, "cpu_seconds": timeout + 5, "cells": cells,
     }), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
@@ -270,9 +306,30 @@ def _source_probes(findings, place) -> list[ProbeResult]:
     return probes
 
 
+def _labels_against_the_mlp_output(report: Report) -> None:
+    """0/1 labels are a bug only with a tanh output: the nn probe saw which output the MLP has."""
+    labels = next((p for p in report.probes if p.id == "source-labels"), None)
+    forward = next((p for p in report.probes if p.id == "nn-forward" and p.status == "pass"), None)
+    if labels is None or labels.status != "fail" or forward is None:
+        return
+    found = re.search(r"output=(\w+)", forward.detail)
+    if not found:
+        return
+    if found.group(1) == "tanh":
+        labels.detail += "; nn-forward: your MLP's output layer is tanh"
+    else:
+        labels.status, labels.diagnosis = "pass", None
+        labels.detail = (f"0/1 labels, but your MLP's output layer is {found.group(1)} "
+                         "(nn-forward), which can reach them")
+
+
 def run_check(path: str, as_json: bool = False, junit: str | None = None,
               timeout: float = 20.0, require: str | Sequence[str] | None = None) -> int:
-    """The `micrograd check` command: print the report; exit 0 only if no probe failed."""
+    """The `micrograd check` command: print the report; 0 if no probe failed or errored, else 1.
+
+    Warnings (advisory, never a bug) and ops the engine lacks (unless --require names them)
+    do not change the exit code; every real bug is a FAIL.
+    """
     report = check_engine(path, timeout=timeout, require=require)  # it splits 'file.py:Class'
     if as_json:
         print(report.to_json())

@@ -206,16 +206,20 @@ _add("tanh-range", "tanh gives a value outside [-1, 1]",
      (-1, 1), never targets like 0/1 beyond its reach.)""",
      "Value(30.0).tanh()  ->  1.0", "t = math.tanh(self.data)", "textbook pitfall 6")
 _add("labels-outside-tanh-range", "targets 0/1 with a tanh output layer",
-     """tanh outputs lie strictly between -1 and 1, and the textbook trains its XOR network on
-     labels ±1. Your training targets look like 0/1: the network can reach them, but 0 sits at
-     the middle of tanh's range where the classes are hard to separate by sign. Use ±1.""",
-     "ys = [0, 1, 1, 0]", "ys = [-1.0, 1.0, 1.0, -1.0]", "textbook pitfall 6 (advisory)")
+     """tanh outputs lie strictly between -1 and 1 and never reach 1, so the squared error on
+     a target 1 can never reach 0: training keeps pushing the weights up to saturate tanh,
+     where its gradient 1 - t^2 vanishes. And 0 is the middle of tanh's range, so the two
+     classes are not separated by sign. The textbook trains its XOR network on labels ±1.""",
+     "ys = [0, 1, 1, 0] with mlp(x) = tanh(...)  ->  loss > 0 for ever",
+     "ys = [-1.0, 1.0, 1.0, -1.0]     # or keep 0/1 with a sigmoid or linear output",
+     "textbook pitfall 6")
 _add("h-too-small", "the step h of your numerical gradient is too small",
      """With h around 1e-10 the rounding error of floats (about 1e-16 relative) divided by h
      is bigger than the truncation error, so (f(x+h) - f(x-h)) / 2h gets worse, not better;
-     at 1e-16, x + h == x and the estimate is 0. About 1e-5 (central) or 1e-6 is the sweet
-     spot.""",
-     "(f(3 + 1e-16) - f(3)) / 1e-16  ->  0.0", "h = 1e-5", "textbook pitfall 7 (advisory)")
+     at 1e-16, x + h == x and the estimate is 0. Your gradient check then disagrees with a
+     correct backward (or agrees with a wrong one). About 1e-5 (central) or 1e-6 is the
+     sweet spot.""",
+     "(f(3 + 1e-16) - f(3)) / 1e-16  ->  0.0", "h = 1e-5", "textbook pitfall 7")
 _add("no-zero-grad", "gradients are never zeroed in the training loop",
      """Your backward adds into .grad (as it should), so the gradients of every previous step
      pile up unless you reset them before each loss.backward(). The loss may still go down —
@@ -280,6 +284,14 @@ _add("wrong-parameter-count", "MLP(3, [4, 4, 1]) does not have 41 parameters",
      """3*4+4 + 4*4+4 + 4+1 = 41: every neuron has one weight per input plus one bias.""",
      "len(MLP(3, [4, 4, 1]).parameters())  ->  41",
      "def parameters(self): return self.w + [self.b]    # in Neuron")
+_add("shared-parameters", "the same Value object appears several times among parameters()",
+     """parameters() lists one object more than once. [Neuron(nin)] * nout does not make nout
+     neurons: it makes one Neuron and a list that refers to it nout times, so every neuron of
+     the layer has the same weights, computes the same output and gets the sum of all their
+     gradients; the count looks right but the layer has a single neuron's worth of weights.
+     Build a new object for each entry.""",
+     "layer.neurons = [Neuron(3)] * 4  ->  layer.neurons[0] is layer.neurons[1]",
+     "self.neurons = [Neuron(nin) for _ in range(nout)]   # a new Neuron each time")
 _add("nn-not-probed", "your MLP could not be compared",
      """The checker could not build MLP(3, [4, 4, 1]) or match its output to a standard MLP;
      the nn probes were skipped. Not an error in itself.""",
@@ -298,10 +310,18 @@ _add("load-exception", "running the file raised an exception",
      """Importing your file runs its top-level code, and that code raised an error before the
      checker could look at the class.""", "see the line shown",
      "move demo code under  if __name__ == '__main__':")
+_add("notebook-cell-raised", "a notebook cell raised an exception",
+     """Jupyter shows a cell's error and lets you run the next cells, so the checker does the
+     same: it reports the cell and goes on with the next one, then checks the class as the
+     last cells left it. Often on purpose (the lecture runs 2 * a to show the TypeError before
+     it adds __rmul__); if not, later cells may miss what this one should have defined.""",
+     "cell 3: 2 * a  ->  TypeError (no __rmul__ yet); cell 4: Value.__rmul__ = Value.__mul__",
+     "nothing, if the error is there on purpose; otherwise fix the line shown", "advisory")
 _add("load-timeout", "running the file did not finish in time",
      """Importing your file runs its top-level code; it did not finish within the time limit
      (an endless loop, or a long training run at top level).""", "see the line shown",
-     "move demo/training code under  if __name__ == '__main__':")
+     "move demo/training code under  if __name__ == '__main__':  (in a notebook: shorten "
+     "the cell that loops)")
 _add("load-recursion", "infinite recursion while running the file",
      """Importing your file ran into infinite recursion (a function or property that calls
      itself without a base case).""", "see the line shown", "give the recursion a base case")

@@ -103,21 +103,30 @@ class _Anything:
 
 
 class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Last on sys.meta_path: answers for optional modules no other finder could find."""
+    """Last on sys.meta_path: answers for optional packages no other finder could find.
+
+    Only a top-level package that is not installed at all is stubbed, and then its
+    submodules too. A submodule a real package cannot find is none of our business: numpy,
+    for one, imports an optional internal module inside try/except ImportError, and a stub
+    there would both break numpy's own logic and be reported as "not installed".
+    """
 
     def __init__(self) -> None:
         self.stubbed: list[str] = []
 
     def find_spec(self, fullname, path, target=None):
-        if fullname.split(".")[0] in OPTIONAL_MODULES:
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
+        top, dot, _ = fullname.partition(".")
+        if top not in OPTIONAL_MODULES:
+            return None
+        if dot and not isinstance(sys.modules.get(top), _StubModule):
+            return None  # a submodule of a real package
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
         module = _StubModule(spec.name)
         module.__path__ = []
-        if spec.name.split(".")[0] not in self.stubbed:
-            self.stubbed.append(spec.name.split(".")[0])
+        if "." not in spec.name and spec.name not in self.stubbed:
+            self.stubbed.append(spec.name)
         return module
 
     def exec_module(self, module) -> None:
@@ -223,15 +232,46 @@ def describe_exception(error: BaseException) -> dict:
 # Loading the learner's file
 # --------------------------------------------------------------------------------------
 
-def load_module(cfg: dict) -> types.ModuleType:
+def load_module(cfg: dict, channel: Channel) -> types.ModuleType:
     path = cfg["path"]
     sys.path.insert(0, cfg["sys_path_root"])
+    if cfg.get("cells"):
+        return run_notebook_cells(path, cfg["cells"], channel)
     if cfg.get("module_name"):  # a file inside a package: import it as package.module
         return importlib.import_module(cfg["module_name"])
     spec = importlib.util.spec_from_file_location("learner_engine", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["learner_engine"] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def run_notebook_cells(path: str, cells: list, channel: Channel) -> types.ModuleType:
+    """Run a notebook's code cells one by one in one namespace, as Jupyter does.
+
+    A cell that raises is reported (a warning: the lecture shows `2 * a` failing on purpose
+    before it adds __rmul__) and the next cell runs. `path` holds all cells joined, and each
+    cell is compiled at its own lines of it, so tracebacks and inspect point into that file.
+    An endless cell (the alarm) or a KeyboardInterrupt still stops the whole load.
+    """
+    module = types.ModuleType("learner_engine")
+    module.__file__ = path
+    sys.modules["learner_engine"] = module
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    for number, first, last in cells:
+        text = "\n" * (first - 1) + "".join(lines[first - 1:last])
+        try:
+            exec(compile(text, path, "exec"), module.__dict__)
+        except (Exception, SystemExit) as error:
+            info = describe_exception(error)
+            if isinstance(error, SyntaxError):  # its str() names our joined temporary file
+                info.update(line=error.lineno, message=f"{type(error).__name__}: {error.msg}")
+            channel.emit({"event": "result", "id": f"cell-{number}", "group": "load",
+                          "status": "warn", "diagnosis": "notebook-cell-raised",
+                          "detail": info["message"], "line": info["line"], "where": info["where"],
+                          "expression": f"run notebook cell {number}"})
+            channel.emit({"event": "start", "id": "load"})
     return module
 
 
@@ -878,12 +918,33 @@ def _params(model) -> list:
     raise AttributeError("the MLP has no parameters() method")
 
 
+def _repeated_parameter(params: list) -> str:
+    """Where the first repeated object is, e.g. 'parameters()[4] is parameters()[0]'."""
+    first: dict[int, int] = {}
+    for i, p in enumerate(params):
+        if id(p) in first:
+            return f"parameters()[{i}] is parameters()[{first[id(p)]}]"
+        first[id(p)] = i
+    return ""
+
+
+def _shared_neurons(mlp) -> str:
+    """'layer 0 holds one Neuron object 4 times' when a layer repeats a neuron (if visible)."""
+    for k, layer in enumerate(getattr(mlp, "layers", None) or []):
+        neurons = getattr(layer, "neurons", None)
+        if isinstance(neurons, list) and len(neurons) > len({id(n) for n in neurons}):
+            return (f"layers[{k}].neurons holds {len(neurons)} entries but only "
+                    f"{len({id(n) for n in neurons})} distinct Neuron object(s)")
+    return ""
+
+
 def nn_probes(module, cls, emit_start, emit) -> None:
     mlp_cls = getattr(module, "MLP", None)
     if not isinstance(mlp_cls, type):
         return
     emit_start("nn-parameter-count")
-    record = _record("nn-parameter-count", "nn", "len(MLP(3, [4, 4, 1]).parameters())")
+    record = _record("nn-parameter-count", "nn", "ps = MLP(3, [4, 4, 1]).parameters(); "
+                     "len(ps), len({id(p) for p in ps})")
     try:
         mlp = mlp_cls(3, [4, 4, 1])
         params = _params(mlp)
@@ -893,7 +954,15 @@ def nn_probes(module, cls, emit_start, emit) -> None:
                       line=info["line"], where=info["where"])
         emit(record)
         return
-    record.update(got=len(params), expected=41)
+    distinct = len({id(p) for p in params})
+    record.update(got={"parameters": len(params), "distinct_objects": distinct},
+                  expected={"parameters": 41, "distinct_objects": 41})
+    if distinct < len(params):  # the count alone looks right: 41 entries, 14 objects
+        _fail(record, "shared-parameters", "; ".join(filter(None, [
+            f"{len(params)} parameters but only {distinct} distinct objects",
+            _shared_neurons(mlp), _repeated_parameter(params)])))
+        emit(record)
+        return
     if len(params) != 41:
         _fail(record, "wrong-parameter-count", f"{len(params)} parameters instead of 41")
         emit(record)
@@ -1002,7 +1071,7 @@ def main(config_path: str) -> int:
     channel.emit({"event": "start", "id": "load"})
     try:
         with time_limit(cfg["load_timeout"]):
-            module = load_module(cfg)
+            module = load_module(cfg, channel)
     except BaseException as error:
         info = describe_exception(error)
         diag = {"ProbeTimeout": "load-timeout", "RecursionError": "load-recursion",

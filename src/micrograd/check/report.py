@@ -180,7 +180,8 @@ def render_text(report: Report, colour: bool = False) -> str:
         if first.detail:
             lines.append(f"  detail: {first.detail}")
         if first.line is not None:
-            lines.append(f"  at line {first.line} of {report.path}")
+            where = first.line if isinstance(first.line, str) else f"line {first.line}"
+            lines.append(f"  at {where} of {report.path}")  # 'cell 3, line 2' in a notebook
         for frame in first.where[-3:]:
             lines.append(f"    {frame}")
         if entry.fix:

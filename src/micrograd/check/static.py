@@ -20,7 +20,7 @@ class Finding:
     diagnosis: str
     line: int
     detail: str
-    status: str  # "fail" or "warn"
+    status: str  # "fail": each source finding is a real bug (see the README's exit code)
     code: str = ""  # the source line itself
 
 
@@ -105,9 +105,36 @@ def _number(node: ast.AST) -> float | None:
     return None
 
 
+def _scaled_name(node: ast.AST) -> str | None:
+    """`h`, `2 * h`, `h * 2.0` -> 'h'; anything else (e.g. `sqrt(v) + eps`) -> None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for factor, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(factor, ast.Name) and _number(other) is not None:
+                return factor.id
+    return None
+
+
+def difference_quotient_steps(tree: ast.Module) -> set[str]:
+    """Names used as the step of a difference quotient: (f(x+h) - f(x)) / h or / (2*h).
+
+    An `eps = 1e-12` added inside a log, or Adam's `/ (sqrt(v) + eps)`, is not a step.
+    """
+    steps = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) \
+                and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Sub):
+            name = _scaled_name(node.right)
+            if name:
+                steps.add(name)
+    return steps
+
+
 def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
-    """h = 1e-10 (or a parameter h=1e-10) near a numerical gradient: rounding wins."""
+    """h = 1e-10 (or a parameter h=1e-10) as the step of a difference quotient: rounding wins."""
     findings = []
+    steps = difference_quotient_steps(tree) & STEP_NAMES
     for node in ast.walk(tree):
         pairs: list[tuple[str, ast.AST, int]] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -120,14 +147,38 @@ def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
                       if isinstance(t, ast.Name)]
         for name, value, line in pairs:
             number = _number(value)
-            if name in STEP_NAMES and number is not None and 0 < number < 1e-8:
-                findings.append(Finding("h-too-small", line,
-                                        f"{name} = {number:g} at line {line}", "warn"))
+            if name in steps and number is not None and 0 < number < 1e-8:
+                findings.append(Finding(
+                    "h-too-small", line, f"{name} = {number:g} at line {line} is the step of a "
+                    f"difference quotient (... - ...) / {name}", "fail"))
     return findings
 
 
+def _defines(cls: ast.ClassDef, name: str) -> bool:
+    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name
+               for item in cls.body)
+
+
+def tanh_used_by_the_model(tree: ast.Module) -> bool:
+    """A tanh call outside the engine class that defines tanh (a neuron or the training code).
+
+    Every lecture engine has a tanh method; only a model that calls it has a tanh output.
+    """
+    inside_engine: set[int] = set()
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef) and _defines(cls, "tanh"):
+            inside_engine |= {id(sub) for sub in ast.walk(cls)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in inside_engine and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "tanh")
+                or (isinstance(node.func, ast.Name) and node.func.id == "tanh")):
+            return True
+    return False
+
+
 def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
-    if "tanh" not in source:
+    """ys = [0, 1, 1, 0] in a file whose model calls tanh (the nn probe confirms the output)."""
+    if "tanh" not in source or not tanh_used_by_the_model(tree):
         return []
     findings = []
     for node in ast.walk(tree):
@@ -138,7 +189,7 @@ def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
                     and all(v in (0.0, 1.0) for v in values) and set(values) == {0.0, 1.0}:
                 findings.append(Finding("labels-outside-tanh-range", node.lineno,
                                         f"{names[0]} = {[int(v) for v in values]} at line "
-                                        f"{node.lineno}, and the file uses tanh", "warn"))
+                                        f"{node.lineno}, and the model calls tanh", "fail"))
     return findings
 
 
