@@ -244,7 +244,7 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
 def test_warnings_are_only_the_advisory_diagnoses_and_failures_never_are(reports):
     """The exit code ignores WARN, so a WARN must never hide a bug (README: exit code)."""
     advisory = {"recursion-limit", "stale-intermediate-grads", "backward-resets-grads",
-                "nn-not-probed", "notebook-cell-raised"}
+                "nn-not-probed", "notebook-cell-raised", "notebook-cell-slow"}
     assert {d for d, e in CATALOG.items() if "advisory" in e.pitfall} == advisory
     seen = set()
     for report in reports.values():
@@ -309,6 +309,21 @@ def test_notebook_error_lines_name_the_cell(tmp_path):
                                                         "cell 3, line 2")
     assert "SyntaxError" in cell.detail
     assert report.by_id("find-class").diagnosis == "class-not-found" and not report.ok
+
+
+def test_a_notebook_cell_that_trains_too_long_is_stopped_and_the_next_cells_run(tmp_path):
+    source = (CORPUS / "correct.py").read_text()
+    engine, _, rest = source.partition("class Module:")
+    training = "steps = 0\nwhile True:  # a long training loop\n    steps += 1\n"
+    path = tmp_path / "homework.ipynb"
+    path.write_text(_notebook([engine, training, "class Module:" + rest]))
+    report = check_engine(path, timeout=8.0)  # load time 4.8 s: a cell may take 1.2 s
+    cell = report.by_id("cell-3")
+    assert (cell.status, cell.diagnosis) == ("warn", "notebook-cell-slow")
+    assert cell.detail == "stopped after 1 s" and cell.line.startswith("cell 3, line ")
+    assert report.by_id("load").status == "pass"
+    assert report.by_id("nn-parameter-count").status == "pass"  # cell 4 ran after it
+    assert report.ok
 
 
 def test_notebook_runs_cell_by_cell_past_a_cell_that_raises_on_purpose():

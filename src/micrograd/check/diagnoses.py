@@ -317,6 +317,14 @@ _add("notebook-cell-raised", "a notebook cell raised an exception",
      it adds __rmul__); if not, later cells may miss what this one should have defined.""",
      "cell 3: 2 * a  ->  TypeError (no __rmul__ yet); cell 4: Value.__rmul__ = Value.__mul__",
      "nothing, if the error is there on purpose; otherwise fix the line shown", "advisory")
+_add("notebook-cell-slow", "a notebook cell ran too long and was stopped",
+     """A cell ran longer than its share of the load time, so the checker stopped it and went
+     on with the next cell, as you would interrupt the kernel. Usually a training loop: the
+     checks need only your class, so nothing is lost -- unless a later cell needs what the
+     stopped cell would have made.""",
+     "cell 9: for k in range(100): ...train...  ->  stopped after 3 s",
+     "nothing, for a training cell; otherwise make the cell faster or give a longer --timeout",
+     "advisory")
 _add("load-timeout", "running the file did not finish in time",
      """Importing your file runs its top-level code; it did not finish within the time limit
      (an endless loop, or a long training run at top level).""", "see the line shown",

@@ -30,6 +30,7 @@ import re
 import resource
 import signal
 import sys
+import time
 import traceback
 import types
 from typing import Any, Callable
@@ -236,7 +237,7 @@ def load_module(cfg: dict, channel: Channel) -> types.ModuleType:
     path = cfg["path"]
     sys.path.insert(0, cfg["sys_path_root"])
     if cfg.get("cells"):
-        return run_notebook_cells(path, cfg["cells"], channel)
+        return run_notebook_cells(path, cfg["cells"], channel, cfg["load_timeout"])
     if cfg.get("module_name"):  # a file inside a package: import it as package.module
         return importlib.import_module(cfg["module_name"])
     spec = importlib.util.spec_from_file_location("learner_engine", path)
@@ -246,14 +247,20 @@ def load_module(cfg: dict, channel: Channel) -> types.ModuleType:
     return module
 
 
-def run_notebook_cells(path: str, cells: list, channel: Channel) -> types.ModuleType:
+def run_notebook_cells(path: str, cells: list, channel: Channel,
+                       load_timeout: float) -> types.ModuleType:
     """Run a notebook's code cells one by one in one namespace, as Jupyter does.
 
     A cell that raises is reported (a warning: the lecture shows `2 * a` failing on purpose
-    before it adds __rmul__) and the next cell runs. `path` holds all cells joined, and each
-    cell is compiled at its own lines of it, so tracebacks and inspect point into that file.
-    An endless cell (the alarm) or a KeyboardInterrupt still stops the whole load.
+    before it adds __rmul__) and the next cell runs. So is a cell that runs longer than a
+    quarter of the load time (a training loop on a scalar engine takes minutes; the checks
+    need only the class): it is stopped and the next cell runs. `path` holds all cells
+    joined, and each cell is compiled at its own lines of it, so tracebacks and inspect
+    point into that file. When the whole load's time is up, or on a KeyboardInterrupt,
+    the load stops.
     """
+    deadline = time.monotonic() + load_timeout
+    cell_limit = load_timeout / 4
     module = types.ModuleType("learner_engine")
     module.__file__ = path
     sys.modules["learner_engine"] = module
@@ -261,8 +268,22 @@ def run_notebook_cells(path: str, cells: list, channel: Channel) -> types.Module
         lines = f.read().splitlines(keepends=True)
     for number, first, last in cells:
         text = "\n" * (first - 1) + "".join(lines[first - 1:last])
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProbeTimeout()
+        limit = min(cell_limit, remaining)
+        signal.setitimer(signal.ITIMER_REAL, limit)
         try:
             exec(compile(text, path, "exec"), module.__dict__)
+        except ProbeTimeout as timeout:
+            if limit == remaining:  # the whole load's time is up, not just this cell's
+                raise
+            info = describe_exception(timeout)
+            channel.emit({"event": "result", "id": f"cell-{number}", "group": "load",
+                          "status": "warn", "diagnosis": "notebook-cell-slow",
+                          "detail": f"stopped after {limit:.0f} s", "line": info["line"],
+                          "where": info["where"], "expression": f"run notebook cell {number}"})
+            channel.emit({"event": "start", "id": "load"})
         except (Exception, SystemExit) as error:
             info = describe_exception(error)
             if isinstance(error, SyntaxError):  # its str() names our joined temporary file
@@ -272,6 +293,8 @@ def run_notebook_cells(path: str, cells: list, channel: Channel) -> types.Module
                           "detail": info["message"], "line": info["line"], "where": info["where"],
                           "expression": f"run notebook cell {number}"})
             channel.emit({"event": "start", "id": "load"})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)  # the next cell sets its own
     return module
 
 
