@@ -27,7 +27,7 @@ SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is sh
 
 
 class LargeGraphWarning(UserWarning):
-    """A picture of a graph with more than LARGE_GRAPH nodes was asked for; `.nodes` is the count."""
+    """More than LARGE_GRAPH nodes were to be drawn; `.nodes` is how many."""
 
     def __init__(self, message: str, nodes: int):
         super().__init__(message)
