@@ -171,3 +171,9 @@ def test_never_calls_eval_or_exec(monkeypatch):
 
 def test_error_is_a_value_error_for_the_cli():
     assert issubclass(ExpressionError, ValueError)
+
+
+def test_a_sum_too_long_for_pythons_parser_says_what_to_do():
+    # 8000 terms in a row: ast builds a left-leaning tree 8000 deep and gives up
+    with pytest.raises(ExpressionError, match="too many terms.*in Python instead"):
+        parse_expression(" + ".join(f"x*{k}" for k in range(8000)))

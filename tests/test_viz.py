@@ -355,3 +355,162 @@ def test_names_argument_overrides_labels_in_pictures_and_trace():
     assert "{ alpha | data 2.0000 | grad 0.0000 }" in dot_source(c, names=names)
     assert '["beta | data -3.0000 | grad 0.0000"]' in to_mermaid(c, names=names)
     assert "alpha.grad += beta.data * product.grad = (-3.0) * 1.0 = -3.0" in trace(c, names=names)
+
+
+# --- big graphs: a count in the warning, and Graphviz never runs without a time limit --------
+
+def slow_dot(tmp_path, monkeypatch):
+    """Put a `dot` that never answers first on PATH (it sleeps; `exec` so that stopping it
+    stops the sleep too and no orphan keeps the pipes open)."""
+    folder = tmp_path / "slow-bin"
+    folder.mkdir()
+    fake = folder / "dot"
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+def sum_of_products(terms):
+    """x*1 + x*2 + ... + x*terms: x, `terms` constants, `terms` products and terms-1 sums,
+    so 3*terms values; x feeds every product, the shape that makes `dot` slowest."""
+    return " + ".join(f"x*{k}" for k in range(1, terms + 1))
+
+
+def test_large_graph_warning_is_a_large_graph_warning_with_the_count():
+    from micrograd.viz import LargeGraphWarning
+
+    with pytest.warns(LargeGraphWarning, match="601 nodes") as caught:
+        draw_dot(chain(300))
+    assert caught[0].message.nodes == 601
+
+
+def test_draw_dot_pipe_and_render_stop_a_slow_dot_and_say_how_big_and_what_to_do(
+        tmp_path, monkeypatch):
+    from micrograd.viz import DotTimeout
+
+    slow_dot(tmp_path, monkeypatch)
+    L = lecture_expression(backward=True)  # 7 values
+    picture = draw_dot(L, timeout=0.5)
+    with pytest.raises(DotTimeout, match=r"7-node graph within 0.5 s.*max_depth=N.*to_html"):
+        picture.pipe()
+    with pytest.raises(DotTimeout, match="0.2 s"):  # a per-call limit
+        picture.pipe(format="png", timeout=0.2)
+    with pytest.raises(DotTimeout, match="7-node"):
+        picture.render(outfile=tmp_path / "L.svg")
+    with pytest.raises(DotTimeout, match="7-node"):
+        picture.render("L", directory=tmp_path)
+    assert picture.timeout == 0.5  # the per-call limit was for that call only
+    assert DotTimeout.__mro__[1] is TimeoutError
+    # in Jupyter the cell says why there is no picture instead of hanging
+    shown = picture._repr_mimebundle_()
+    assert list(shown) == ["text/plain"] and "did not finish" in shown["text/plain"]
+
+
+def test_draw_dot_has_a_time_limit_by_default_and_checks_it():
+    from micrograd.viz.dot import DOT_TIMEOUT
+
+    L = lecture_expression(backward=True)
+    assert draw_dot(L).timeout == DOT_TIMEOUT and 0 < DOT_TIMEOUT <= 120
+    assert draw_dot(L, timeout=None).timeout is None
+    for bad in (0, -1, "10", True):
+        with pytest.raises(ValueError, match="timeout must be a positive number"):
+            draw_dot(L, timeout=bad)
+
+
+def test_render_with_the_time_limit_still_writes_real_pictures(tmp_path):
+    """render()/pipe() now run `dot` through our hooks: the usual calls must still work."""
+    require_tool("dot")
+    picture = draw_dot(lecture_expression(backward=True))
+    default_name = Path(picture.render("L", directory=tmp_path))
+    assert default_name == tmp_path / "L.svg" or default_name.name == "L.svg"
+    ET.fromstring(default_name.read_bytes())
+    png = Path(picture.render(outfile=tmp_path / "out" / "L.png"))
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
+    assert picture.pipe(encoding="utf-8").lstrip().startswith("<?xml")
+    pdf = Path(picture.render(tmp_path / "L2", format="pdf", cleanup=True))
+    assert pdf.read_bytes().startswith(b"%PDF") and not (tmp_path / "L2").exists()
+
+
+def test_render_expression_stops_a_slow_dot(tmp_path, monkeypatch):
+    from micrograd.viz import DotTimeout
+
+    slow_dot(tmp_path, monkeypatch)
+    # -x*y is (x * -1) * y, as the lecture's __neg__: x, -1, x*-1, y and the product
+    with pytest.raises(DotTimeout, match="5-node graph within 0.3 s"):
+        render_expression("-x*y", {"x": 2, "y": 3}, tmp_path / "g.svg", timeout=0.3)
+
+
+def test_html_page_falls_back_to_its_own_layout_when_dot_is_too_slow(tmp_path, monkeypatch):
+    import micrograd.viz.html as html_module
+
+    slow_dot(tmp_path, monkeypatch)
+    monkeypatch.setattr(html_module, "PAGE_DOT_TIMEOUT", 0.3)
+    with pytest.warns(UserWarning, match="did not lay out 10 nodes within 0.3 s.*column layout"):
+        page = html_module.html_page(lecture_neuron(backward=True))
+    assert '<g id="n0" class="node">' in page and "grad 0.0000" in page
+
+
+def test_cli_big_graph_warns_in_one_line_then_stops_dot_with_a_clear_error(
+        tmp_path, monkeypatch, capsys):
+    from micrograd.cli import main
+
+    slow_dot(tmp_path, monkeypatch)
+    out = tmp_path / "big.svg"
+    code = main(["graph", sum_of_products(200), "x=1", "-o", str(out), "--timeout", "0.5"])
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert code == 2 and not out.exists()
+    assert len(lines) == 2, err  # one warning line, one error line: no Python traceback/source
+    assert lines[0].startswith("micrograd graph: warning: the graph has 600 nodes")
+    assert "--max-depth N" in lines[0] and ".html" in lines[0]
+    assert "max_depth=" not in err and "UserWarning" not in err and "warn(" not in err
+    assert lines[1].startswith("micrograd graph: error: ")
+    assert "600-node graph in 0.5 s" in lines[1]
+    assert "--max-depth N" in lines[1] and "--timeout" in lines[1] and ".html" in lines[1]
+
+
+def test_cli_big_graph_to_html_warns_in_cli_words_and_writes_the_page(
+        tmp_path, monkeypatch, capsys):
+    import micrograd.viz.html as html_module
+    from micrograd.cli import main
+
+    monkeypatch.setattr(html_module, "PAGE_DOT_TIMEOUT", 0.5)  # this shape takes dot minutes
+    out = tmp_path / "big.html"
+    assert main(["graph", sum_of_products(200), "x=1", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("micrograd graph: warning: the graph has 600 nodes")
+    assert "--max-depth N" in err and "max_depth=" not in err and "UserWarning" not in err
+    assert out.read_text().count('class="node"') >= 600
+
+
+def test_cli_timeout_must_be_positive(capsys):
+    from micrograd.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["graph", "x", "x=1", "-o", "x.svg", "--timeout", "0"])
+    assert stop.value.code == 2
+    assert "positive number of seconds" in capsys.readouterr().err
+
+
+# --- to_html's arguments ---------------------------------------------------------------------
+
+def test_to_html_says_what_it_takes_for_a_wrong_root(tmp_path):
+    from micrograd.viz import to_html
+
+    for wrong in (3.0, [1, 2], None):
+        with pytest.raises(TypeError, match="a Value, an expression string .* or a function"):
+            to_html(wrong, tmp_path / "x.html")
+    assert not (tmp_path / "x.html").exists()
+    with pytest.raises(ValueError, match=r"needs a number for each variable: values=\{'a': 1.0, "
+                                         r"'b': 1.0\}"):
+        to_html("a*b", tmp_path / "x.html")
+
+
+@pytest.mark.parametrize("name", ["x.svg", "x.png", "x", "x.html.txt"])
+def test_to_html_refuses_a_path_that_is_not_html(tmp_path, name):
+    from micrograd.viz import to_html
+
+    with pytest.raises(ValueError, match=r"must end in \.html"):
+        to_html(lecture_expression(backward=True), tmp_path / name)
+    assert not (tmp_path / name).exists()
+    assert Path(to_html(lecture_expression(backward=True), tmp_path / "X.HTML")).exists()

@@ -348,3 +348,21 @@ def test_trace_of_a_leaf_output_is_its_seed():
     assert "p.grad = 1.0   (the output is a leaf" in text and "p.grad = shape (): 1.0000" in text
     p.backward()
     assert p.grad == 1.0
+
+
+def test_trace_shows_the_python_number_of_an_op_in_written_order():
+    t = micrograd.tensor([1.0, 2.0], requires_grad=True)
+    parts = [t * 2.5, 3 - t, t ** 2, 1 / t, t / 4, 0.1 + t]
+    total = parts[0].sum()
+    for part in parts[1:]:
+        total = total + part.sum()
+    text = trace(total, names={"t": t})
+    for k, written in enumerate(["t * 2.5", "3 - t", "t ** 2", "1 / t", "t / 4", "0.1 + t"]):
+        assert f"= {written} -> shape (2,)" in text, (written, text)
+        assert f"= {written}   (incoming" in text
+    assert "a number" not in text
+    # the number is read from the graph, not recomputed: the steps still add PyTorch's grads
+    ref = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (ref * 2.5 + (3 - ref) + ref ** 2 + 1 / ref + ref / 4 + (0.1 + ref)).sum().backward()
+    total.backward()
+    np.testing.assert_allclose(t.grad, ref.grad.numpy(), rtol=1e-12)

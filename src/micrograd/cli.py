@@ -1,7 +1,8 @@
 """The `micrograd` command. Thin: it parses arguments and calls the library.
 
     micrograd demo {tiny,xor,moons,digits} [--out DIR] [--steps N] [--seed S] [--engine E]
-    micrograd graph "EXPR" a=2 b=-3 ... -o FILE.{svg,png,dot,mmd,html}
+    micrograd graph "EXPR" a=2 b=-3 ... -o FILE.{svg,png,dot,mmd,html} [--max-depth N]
+                    [--timeout S]
     micrograd trace "EXPR" a=2 b=-3 ...
     micrograd check PATH[:ClassName] [--json] [--junit FILE] [--timeout S] [--require OPS]
 """
@@ -10,8 +11,16 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import tempfile
+import warnings
 from typing import Sequence
+
+MAX_SEED = 2**32 - 1  # numpy's (and so scikit-learn's) seeds are 0 .. 2**32 - 1
+DOT_TIMEOUT = 60.0  # seconds `micrograd graph` gives Graphviz (as micrograd.viz.dot.DOT_TIMEOUT)
+# an expression may start with unary minus; argparse would take "-x*y" for an option
+EXPRESSION_COMMANDS = ("graph", "trace")
 
 
 def parse_assignments(items: Sequence[str]) -> dict[str, float]:
@@ -34,6 +43,80 @@ def parse_assignments(items: Sequence[str]) -> dict[str, float]:
     return values
 
 
+def seed_number(text: str) -> int:
+    """--seed: a whole number that numpy and scikit-learn accept (0 .. 2**32 - 1)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = None
+    if seed is None or not 0 <= seed <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"the seed must be a whole number from 0 to {MAX_SEED}, got {text!r}")
+    return seed
+
+
+def positive_seconds(text: str) -> float:
+    """--timeout: a positive number of seconds."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return seconds
+
+
+def protect_expression(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """argv with a graph/trace expression that starts with '-' (unary minus: "-x*y",
+    "-2*x") made unmistakable for argparse, which would take it for an unknown option.
+
+    The expression is the first argument after the command that is not one of its options
+    (or an option's value); a leading space makes argparse see a positional argument, and
+    main() strips it again. Anything after `--` is left alone. One reading is ambiguous:
+    "-ofile" is taken for `-o file`, not for minus a variable named ofile (write "- ofile").
+    """
+    argv = list(argv)
+    if not argv or argv[0] not in EXPRESSION_COMMANDS:
+        return argv
+    command = _subparser(parser, argv[0])
+    takes_value = {opt for action in command._actions if action.option_strings
+                   and action.nargs != 0 for opt in action.option_strings}
+    options = {opt for action in command._actions for opt in action.option_strings}
+    k = 1
+    while k < len(argv):
+        arg = argv[k]
+        if arg == "--" or not arg.startswith("-") or arg.startswith(" "):
+            return argv
+        if arg in options or arg.startswith("--") or _attached_value(arg, options):
+            # an option, an option with its value attached (-ofile.svg), or a misspelt
+            # long option (argparse's error names it)
+            k += 2 if arg in takes_value else 1
+            continue
+        argv[k] = " " + arg  # the expression, e.g. "-x*y"
+        return argv
+    return argv
+
+
+def _attached_value(arg: str, options: set) -> bool:
+    """Is `arg` a short option with its value attached, like -ofile.svg or -o/tmp/g.png?
+
+    Such a value is a file name: it ends in an output suffix or has no operator in it;
+    "-o*x" or "-o - 1" are expressions (a variable named o)."""
+    for option in options:
+        if len(option) == 2 and arg.startswith(option) and len(arg) > 2:
+            value = arg[2:]
+            return (value.lower().endswith((".svg", ".png", ".dot", ".mmd", ".html"))
+                    or not set(value) & set("*+-/() "))
+    return False
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]
+    raise KeyError(name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="micrograd", description="A tiny autograd engine for learning backpropagation."
@@ -44,18 +127,23 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("name", choices=["tiny", "xor", "moons", "digits"])
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
     demo.add_argument("--steps", type=int, default=None, help="training steps (default: the demo's)")
-    demo.add_argument("--seed", type=int, default=None, help="random seed (default: the demo's)")
+    demo.add_argument("--seed", type=seed_number, default=None,
+                      help=f"random seed, 0 to {MAX_SEED} (default: the demo's)")
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
                       help="Value (scalar) or Tensor engine (default: scalar; digits: tensor)")
 
     graph = commands.add_parser("graph", help="draw an expression's graph with its gradients")
-    graph.add_argument("expr", help='an expression such as "(a*b + c)*f" or "tanh(x1*w1 + b)"')
+    graph.add_argument("expr", help='an expression such as "(a*b + c)*f", "tanh(x1*w1 + b)" '
+                                    'or "-x*y"')
     graph.add_argument("values", nargs="*", help="variable values: a=2 b=-3 ...")
     graph.add_argument("-o", "--output", required=True,
                        help="output file: .svg, .png, .dot, .mmd or .html")
     graph.add_argument("--rankdir", default="LR", choices=["LR", "TB", "RL", "BT"])
     graph.add_argument("--max-depth", type=int, default=None, metavar="N",
                        help="draw only the nodes within N ops of the output (for big graphs)")
+    graph.add_argument("--timeout", type=positive_seconds, default=DOT_TIMEOUT, metavar="S",
+                       help=f"seconds to give Graphviz for .svg/.png before stopping it "
+                            f"(default: {DOT_TIMEOUT:g})")
 
     trace = commands.add_parser("trace", help="print the backward pass step by step")
     trace.add_argument("expr")
@@ -82,24 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(protect_expression(sys.argv[1:] if argv is None else argv, parser))
     try:
         if args.command == "demo":
             from micrograd.demos import run_demo
 
+            if args.name in ("moons", "digits"):  # the demos that write plots
+                check_output_folder(args.out)  # before training, not after it
             return run_demo(args.name, out=args.out, steps=args.steps, seed=args.seed,
                             engine=args.engine)
         if args.command in ("graph", "trace"):
-            from micrograd import viz
-
-            values = parse_assignments(args.values)
-            if args.command == "trace":
-                print(viz.trace_expression(args.expr, values))
-            else:
-                path = viz.render_expression(args.expr, values, args.output, rankdir=args.rankdir,
-                                             max_depth=args.max_depth)
-                print(f"wrote {path}")
-            return 0
+            return _graph_or_trace(args)
         if args.command == "check":
             from micrograd.check import run_check
 
@@ -115,6 +197,68 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"micrograd {args.command}: {error}", file=sys.stderr)
         return 3
     return 1
+
+
+def check_output_folder(folder: str) -> None:
+    """Make sure the plots can be written to `folder` (creating it), or say why not."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise OSError(f"cannot write the plots to --out {folder!r} ({reason}); "
+                      f"choose a folder you can write to") from None
+
+
+def _graph_or_trace(args: argparse.Namespace) -> int:
+    from micrograd import viz
+
+    command = f"micrograd {args.command}"
+    values = parse_assignments(args.values)
+    expr = args.expr.strip()  # protect_expression's leading space
+    with warnings.catch_warnings():
+        # our warnings as one line each, in the command's words, as soon as they happen
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, *_: _warn(command, message, args)
+        if args.command == "trace":
+            print(viz.trace_expression(expr, values))
+            return 0
+        try:
+            path = viz.render_expression(expr, values, args.output, rankdir=args.rankdir,
+                                         max_depth=args.max_depth, timeout=args.timeout)
+        except viz.DotTimeout as error:
+            size = f"the {error.nodes}-node graph" if error.nodes else "the graph"
+            print(f"{command}: error: Graphviz's dot did not finish laying out {size} in "
+                  f"{error.seconds:g} s and was stopped. Draw part of it with --max-depth N "
+                  f"(the nodes within N ops of the output), write .html (it lays out big "
+                  f"graphs itself), or allow more time with --timeout SECONDS.",
+                  file=sys.stderr)
+            return 2
+    print(f"wrote {path}")
+    return 0
+
+
+def _warn(command: str, message: Warning | str, args: argparse.Namespace) -> None:
+    """Print a library warning as one line, with CLI options instead of keyword arguments."""
+    from micrograd.viz import LargeGraphWarning
+
+    if isinstance(message, LargeGraphWarning):
+        text = f"the graph has {message.nodes} nodes"
+        if args.command == "trace":
+            text += "; its trace is long"
+        else:
+            text += "; drawing all of them is slow and hard to read"
+            if args.output.lower().endswith((".svg", ".png")):
+                text += f" (Graphviz is stopped after {args.timeout:g} s)"
+            text += ". Use --max-depth N to draw only the nodes within N ops of the output"
+            if not args.output.lower().endswith(".html"):
+                text += ", or write .html, which lays out big graphs itself"
+    else:
+        text = str(message)
+        for prefix in ("to_html: ", "draw_dot: "):
+            text = text.removeprefix(prefix)
+    print(f"{command}: warning: {text}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ Nothing here is imported by the engines, and importing it needs no optional pack
 Graphviz `dot` program; Mermaid, DOT text, the trace and the HTML page need nothing.
 """
 
-from micrograd.viz.dot import GraphvizNotFound, dot_source, draw_dot
+from micrograd.viz.dot import DotTimeout, GraphvizNotFound, dot_source, draw_dot
 from micrograd.viz.expr import (
     Expression,
     ExpressionError,
     evaluate_expression,
     parse_expression,
 )
+from micrograd.viz.graph import LargeGraphWarning
 from micrograd.viz.html import html_page, to_html
 from micrograd.viz.mermaid import to_mermaid
 from micrograd.viz.render import render_expression, trace_expression
@@ -33,4 +34,6 @@ __all__ = [
     "trace_expression",
     "render_expression",
     "GraphvizNotFound",
+    "DotTimeout",
+    "LargeGraphWarning",
 ]

@@ -11,8 +11,10 @@ its parameters are filled light blue and its constants grey.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from typing import Any, Callable, Mapping
 
 from micrograd.viz.graph import (GraphView, check_rankdir, fmt4, is_array_node, is_parameter,
@@ -26,6 +28,38 @@ INSTALL_GRAPHVIZ = (
 PARAMETER_FILL = "lightblue"  # as torchviz colours a model's parameters
 CONSTANT_FILL = "gray92"
 FORMATS = ("svg", "png", "pdf", "dot")
+# seconds before a Graphviz layout is stopped: a few hundred nodes with a shared input (a
+# value used by every term of a long sum) already take `dot` minutes, and it shows no progress
+DOT_TIMEOUT = 60.0
+
+
+class DotTimeout(TimeoutError):
+    """Graphviz's `dot` did not finish a layout within the time limit (it has been stopped)."""
+
+    def __init__(self, nodes: int | None, seconds: float):
+        size = f"the {nodes}-node graph" if nodes else "the graph"
+        super().__init__(
+            f"Graphviz's dot did not finish laying out {size} within {seconds:g} s and was "
+            f"stopped. Draw part of it with max_depth=N (the nodes within N ops of the output), "
+            f"use to_html() (it lays out big graphs itself), or allow more time with timeout=")
+        self.nodes = nodes
+        self.seconds = seconds
+
+
+def _check_timeout(timeout: Any) -> None:
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None (no limit), "
+                         f"got {timeout!r}")
+
+
+def _run_layout(command: list, source: bytes | None, timeout: float | None,
+                nodes: int | None) -> subprocess.CompletedProcess:
+    """Run a Graphviz command, stopping it after `timeout` seconds (None: no limit)."""
+    try:
+        return subprocess.run(command, input=source, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
+        raise DotTimeout(nodes, timeout) from None
 
 
 def _escape(text: str, record: bool = False) -> str:
@@ -113,16 +147,20 @@ def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
 
 
 def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
-             max_depth: int | None = None, names: Mapping[str, Any] | None = None) -> Any:
+             max_depth: int | None = None, names: Mapping[str, Any] | None = None,
+             timeout: float | None = DOT_TIMEOUT) -> Any:
     """The lecture's picture of `root`'s graph (a Value or a Tensor) as a graphviz.Digraph.
 
     `.render()` / `.pipe()` need Graphviz's `dot` program; in Jupyter the result shows
     inline. Graphs over 500 nodes warn with their size; `max_depth=N` draws only nodes
     within N ops of root (the rest is summarised in one dashed note, not dropped silently).
     `names` ({name: node}, e.g. `dict(model.named_parameters())`) names unlabelled nodes.
+    `timeout`: seconds `.render()`/`.pipe()` give `dot` before stopping it with DotTimeout
+    (None: no limit); both also take `timeout=` for one call.
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+    _check_timeout(timeout)
     try:
         import graphviz
     except ImportError:
@@ -137,43 +175,111 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
         picture.node(name, **attrs)
     for tail, head, attrs in edges:
         picture.edge(tail, head, **attrs)
+    picture.timeout = timeout
+    picture.drawn_nodes = len(graph.nodes)
     return picture
 
 
 _DIGRAPH = None
+_UNSET = object()
 
 
 def _digraph_class(graphviz: Any) -> type:
-    """graphviz.Digraph whose errors for a missing `dot` say how to install it."""
+    """graphviz.Digraph whose layouts stop after a time limit and whose errors for a
+    missing `dot` say how to install it."""
     global _DIGRAPH
     if _DIGRAPH is not None:
         return _DIGRAPH
+    from graphviz.backend import dot_command, rendering
 
     class GraphvizNotInstalled(graphviz.ExecutableNotFound):
         def __str__(self) -> str:
             return INSTALL_GRAPHVIZ
 
     def explained(method: Callable) -> Callable:
-        def wrapper(self, *args, **kwargs):
+        def wrapper(self, *args, timeout: Any = _UNSET, **kwargs):
+            saved = self.timeout
+            if timeout is not _UNSET:
+                _check_timeout(timeout)
+                self.timeout = timeout
             try:
                 return method(self, *args, **kwargs)
             except graphviz.ExecutableNotFound as error:
                 raise GraphvizNotInstalled(error.args) from None
+            finally:
+                self.timeout = saved
         wrapper.__name__ = method.__name__
         wrapper.__doc__ = method.__doc__
         return wrapper
 
+    def run(self, command: list, source: bytes | None, quiet: bool) -> bytes:
+        """What graphviz's own runner does (errors included), plus the time limit."""
+        try:
+            done = _run_layout(command, source, self.timeout, self.drawn_nodes or None)
+        except FileNotFoundError:
+            raise graphviz.ExecutableNotFound(command) from None
+        if done.returncode != 0:
+            raise graphviz.CalledProcessError(done.returncode, command, output=done.stdout,
+                                              stderr=done.stderr)
+        if not quiet and done.stderr:
+            sys.stderr.write(done.stderr.decode(errors="replace"))
+        return done.stdout
+
     class Digraph(graphviz.Digraph):
-        """A graphviz.Digraph; without `dot` it says how to install Graphviz."""
+        """A graphviz.Digraph; `dot` is stopped after `timeout` seconds (DotTimeout), and
+        without `dot` it says how to install Graphviz."""
+
+        timeout: float | None = DOT_TIMEOUT
+        drawn_nodes: int = 0  # values in the picture, for DotTimeout's message
 
         render = explained(graphviz.Digraph.render)
         pipe = explained(graphviz.Digraph.pipe)
+
+        # graphviz runs `dot` through these three hooks (meant for mocking); ours add the limit
+        @property
+        def _pipe_lines(self) -> Callable:
+            def pipe_lines(engine, format, input_lines, *, input_encoding, renderer=None,
+                           formatter=None, neato_no_op=None, quiet=False) -> bytes:
+                command = dot_command.command(engine, format, renderer=renderer,
+                                              formatter=formatter, neato_no_op=neato_no_op)
+                source = "".join(input_lines).encode(input_encoding)
+                return run(self, command, source, quiet)
+            return pipe_lines
+
+        @property
+        def _pipe_lines_string(self) -> Callable:
+            def pipe_lines_string(engine, format, input_lines, *, encoding, **options) -> str:
+                return self._pipe_lines(engine, format, input_lines, input_encoding=encoding,
+                                        **options).decode(encoding)
+            return pipe_lines_string
+
+        @property
+        def _render(self) -> Callable:
+            def render(engine, format, filepath, renderer=None, formatter=None,
+                       neato_no_op=None, quiet=False, *, outfile=None,
+                       raise_if_result_exists=False, overwrite_filepath=False) -> str:
+                if outfile is None:
+                    outfile = rendering.get_outfile(filepath, format=format, renderer=renderer,
+                                                    formatter=formatter)
+                elif (not overwrite_filepath
+                      and os.path.abspath(outfile) == os.path.abspath(filepath)):
+                    raise ValueError(f"outfile {os.fspath(outfile)!r} must be different from "
+                                     f"the DOT source file it is made from")
+                if raise_if_result_exists and os.path.exists(outfile):
+                    raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
+                command = dot_command.command(engine, format, renderer=renderer,
+                                              formatter=formatter, neato_no_op=neato_no_op)
+                run(self, command + ["-o", os.fspath(outfile), os.fspath(filepath)], None, quiet)
+                return os.fspath(outfile)
+            return render
 
         def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
             try:
                 return super()._repr_mimebundle_(include, exclude, **kwargs)
             except graphviz.ExecutableNotFound:
                 return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
+            except DotTimeout as error:  # Jupyter: say why there is no picture
+                return {"text/plain": str(error)}
 
     Digraph.__module__ = __name__
     _DIGRAPH = Digraph
@@ -189,12 +295,17 @@ def has_dot() -> bool:
     return shutil.which("dot") is not None
 
 
-def run_dot(source: str, format: str) -> bytes:
-    """Lay out DOT text with the `dot` program; a one-line install hint if it is missing."""
+def run_dot(source: str, format: str, timeout: float | None = DOT_TIMEOUT,
+            nodes: int | None = None) -> bytes:
+    """Lay out DOT text with the `dot` program; a one-line install hint if it is missing.
+
+    `dot` is stopped after `timeout` seconds (None: no limit) with DotTimeout, whose message
+    names the graph's size (`nodes`) and how to draw less of it.
+    """
+    _check_timeout(timeout)
     if not has_dot():
         raise GraphvizNotFound(INSTALL_GRAPHVIZ)
-    result = subprocess.run(["dot", f"-T{format}"], input=source.encode(), capture_output=True,
-                            timeout=300)
+    result = _run_layout(["dot", f"-T{format}"], source.encode(), timeout, nodes)
     if result.returncode != 0:
         raise OSError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout

@@ -114,7 +114,11 @@ def parse_expression(text: str) -> Expression:
         tree = ast.parse(body.strip(), mode="eval")
     except SyntaxError as error:
         raise ExpressionError(_syntax_message(text, error, offset)) from None
-    except (ValueError, RecursionError, MemoryError) as error:
+    except RecursionError:  # a sum of thousands of terms is a tree thousands deep
+        raise ExpressionError("the expression is nested too deeply (or has too many terms "
+                              "in a row) for Python's parser; build a graph this big in "
+                              "Python instead") from None
+    except (ValueError, MemoryError) as error:
         raise ExpressionError(f"cannot parse the expression: {error}") from None
     expression = Expression(text, tree, (), output_label, offset)
     checker = _Checker(expression)

@@ -26,6 +26,14 @@ LARGE_GRAPH = 500  # nodes; above this pictures warn and suggest max_depth
 SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is shown in full
 
 
+class LargeGraphWarning(UserWarning):
+    """More than LARGE_GRAPH nodes were to be drawn; `.nodes` is how many."""
+
+    def __init__(self, message: str, nodes: int):
+        super().__init__(message)
+        self.nodes = nodes
+
+
 @dataclass
 class GraphView:
     """The nodes of `root`'s graph to draw, in topological order (inputs first)."""
@@ -86,11 +94,10 @@ def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
         depth = _depths(root, max_depth)
         nodes = [n for n in order if id(n) in depth]
     if max_depth is None and total > warn_over:
-        warnings.warn(
+        warnings.warn(LargeGraphWarning(
             f"{what}: the graph has {total} nodes; drawing all of them is slow and hard to "
             f"read. Pass max_depth=N to draw only the nodes within N ops of the output.",
-            stacklevel=3,
-        )
+            total), stacklevel=3)
     graph = GraphView(root=root, nodes=nodes, total=total, max_depth=max_depth)
     graph.ids = {id(n): f"n{k}" for k, n in enumerate(nodes)}
     graph.names = _unique_names(nodes, fixed)

@@ -28,13 +28,16 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from micrograd.engine import Value
-from micrograd.viz.dot import dot_source, has_dot, input_edges, run_dot
+from micrograd.viz.dot import DotTimeout, dot_source, has_dot, input_edges, run_dot
 from micrograd.viz.expr import Expression, parse_expression
 from micrograd.viz.graph import GraphView, check_rankdir, fmt4, view
 from micrograd.viz.trace import trace_steps
 
 H = 1e-6  # step of the numerical check; forward difference as in the lecture
 DOT_LAYOUT_LIMIT = 1500  # nodes; Graphviz takes minutes on bigger graphs, the columns a second
+# seconds the page waits for Graphviz before it uses its own layout: some graphs of a few
+# hundred nodes (one input shared by every term of a long sum) already take `dot` minutes
+PAGE_DOT_TIMEOUT = 10.0
 
 
 def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = None,
@@ -46,6 +49,11 @@ def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = No
     or a function f(**values) -> Value called with one labelled Value per name in `values`.
     max_depth: draw only the nodes within that many ops of the output (see the module doc).
     """
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".html", ".htm"):
+        raise ValueError(f"to_html writes an HTML page, so the path must end in .html "
+                         f"(got {str(path)!r}); for .svg/.png use draw_dot(...).render() or "
+                         f"`micrograd graph`")
     page = html_page(root, values=values, rankdir=rankdir, title=title, h=h,
                      max_depth=max_depth)
     Path(path).write_text(page, encoding="utf-8")
@@ -112,10 +120,19 @@ def _resolve(root: Any, values: Mapping[str, float] | None) -> tuple:
             raise ValueError("to_html: values= is for an expression or a function, "
                              "not a Value (its graph is already built)")
         return root, None, ""
+    if not isinstance(root, (str, Expression)) and not callable(root):
+        raise TypeError(f"to_html takes a Value, an expression string such as \"(a*b + c)*f\" "
+                        f"(with values=) or a function f(**values) -> Value, "
+                        f"got {type(root).__name__}")
     if isinstance(root, str):
         root = parse_expression(root)
     if values is None:
-        raise ValueError("to_html: give values={'a': 2.0, ...} for the expression or function")
+        if isinstance(root, Expression):
+            wanted = ", ".join(f"{name!r}: 1.0" for name in root.variables)
+            raise ValueError(f"to_html: the expression {root.text!r} needs a number for each "
+                             f"variable: values={{{wanted}}}")
+        raise ValueError("to_html: a function needs values={'a': 2.0, ...}: it is called with "
+                         "one labelled Value per name, f(a=Value(2.0, label='a'), ...)")
     if isinstance(root, Expression):
         expression = root
         return expression.evaluate(values), expression.evaluate, expression.text
@@ -213,10 +230,18 @@ def _asset(name: str) -> str:
 
 
 def _svg(graph: GraphView, rankdir: str, fields: Callable, grads: dict) -> str:
-    """The graph as inline SVG: Graphviz's layout if `dot` is installed, else a simple one."""
+    """The graph as inline SVG: Graphviz's layout if `dot` is installed and finishes within
+    PAGE_DOT_TIMEOUT seconds, else a simple built-in one."""
     if has_dot() and len(graph.nodes) <= DOT_LAYOUT_LIMIT:
         source = dot_source(graph.root, rankdir, fields=fields, graph=graph, grads=grads)
-        svg = run_dot(source, "svg").decode("utf-8")
+        try:
+            svg = run_dot(source, "svg", timeout=PAGE_DOT_TIMEOUT,
+                          nodes=len(graph.nodes)).decode("utf-8")
+        except DotTimeout:
+            warnings.warn(f"to_html: Graphviz did not lay out {len(graph.nodes)} nodes within "
+                          f"{PAGE_DOT_TIMEOUT:g} s; using the simple column layout instead",
+                          stacklevel=4)
+            return _column_layout(graph, fields, grads)
         return svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
     if has_dot():
         warnings.warn(f"to_html: {len(graph.nodes)} nodes would take Graphviz minutes to lay "

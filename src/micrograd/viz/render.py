@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from micrograd.viz.dot import dot_source, run_dot
+from micrograd.viz.dot import DOT_TIMEOUT, dot_source, run_dot
 from micrograd.viz.expr import parse_expression
+from micrograd.viz.graph import view
 from micrograd.viz.html import to_html
 from micrograd.viz.mermaid import to_mermaid
 from micrograd.viz.trace import trace
@@ -20,10 +21,12 @@ def trace_expression(expr: str, values: Mapping[str, float]) -> str:
 
 
 def render_expression(expr: str, values: Mapping[str, float], output_path: str | Path,
-                      rankdir: str = "LR", max_depth: int | None = None) -> str:
+                      rankdir: str = "LR", max_depth: int | None = None,
+                      timeout: float | None = DOT_TIMEOUT) -> str:
     """Draw `expr` at `values`, after backward(), to .svg/.png/.dot/.mmd/.html; return the path.
 
-    .svg and .png need Graphviz's `dot` program; .dot, .mmd and .html need nothing.
+    .svg and .png need Graphviz's `dot` program, which is stopped after `timeout` seconds
+    (DotTimeout; None: no limit); .dot, .mmd and .html need nothing.
     max_depth: draw only the nodes within that many ops of the output.
     """
     path = Path(output_path)
@@ -41,5 +44,8 @@ def render_expression(expr: str, values: Mapping[str, float], output_path: str |
     elif suffix == ".dot":
         path.write_text(dot_source(root, rankdir, max_depth), encoding="utf-8")
     else:
-        path.write_bytes(run_dot(dot_source(root, rankdir, max_depth), suffix[1:]))
+        graph = view(root, max_depth)
+        picture = run_dot(dot_source(root, rankdir, graph=graph), suffix[1:], timeout=timeout,
+                          nodes=len(graph.nodes))
+        path.write_bytes(picture)
     return str(path)

@@ -167,8 +167,45 @@ def _equation(node: Any, name) -> str:
     if op in BROADCASTING_OPS | {"@"} and len(ins) == 2:
         return f"{name(node)} = {ins[0]} {op} {ins[1]}"
     if op in BROADCASTING_OPS and len(ins) == 1:  # t * 2: the number is not a graph node
-        return f"{name(node)} = {ins[0]} {op} a number (or the number {op} {ins[0]})"
+        found = _python_operand(node)
+        if found is None:
+            return f"{name(node)} = {ins[0]} {op} a number (or the number {op} {ins[0]})"
+        number, first = found
+        left, right = (number, ins[0]) if first else (ins[0], number)
+        return f"{name(node)} = {left} {op} {right}"
     return f"{name(node)} = {op}({', '.join(ins)})"
+
+
+def _python_operand(node: Any) -> tuple | None:
+    """(the plain number, is it the left operand?) of `t * 2` or `2 - t`, else None.
+
+    The graph keeps only the Tensor input; the number lives on in the op's backward
+    function, which the Tensor engine makes as a closure over its operands `a` and `b`.
+    Reading that closure changes nothing; if the engine ever keeps the operands elsewhere,
+    this finds none and the trace says "a number" instead.
+    """
+    function = node._grad_fn
+    code = getattr(function, "__code__", None)
+    cells = getattr(function, "__closure__", None)
+    if code is None or not cells:
+        return None
+    captured = {}
+    for var, cell in zip(code.co_freevars, cells):
+        try:
+            captured[var] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+    a, b = captured.get("a"), captured.get("b")
+    (only,) = node._prev
+    if b is only and _is_number(a):
+        return repr(a), True
+    if a is only and _is_number(b):
+        return repr(b), False
+    return None
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float))  # Python numbers (bool included), as the engine keeps them
 
 
 def _describe(node: Any) -> str:
