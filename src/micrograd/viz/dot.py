@@ -190,7 +190,10 @@ def _digraph_class(graphviz: Any) -> type:
     global _DIGRAPH
     if _DIGRAPH is not None:
         return _DIGRAPH
-    from graphviz.backend import dot_command, rendering
+    try:  # graphviz's internals that the hooks below use (graphviz 0.20 and 0.21)
+        from graphviz.backend import dot_command, rendering
+    except ImportError:  # a graphviz laid out otherwise: pictures still work, without a limit
+        dot_command = rendering = None
 
     class GraphvizNotInstalled(graphviz.ExecutableNotFound):
         def __str__(self) -> str:
@@ -236,42 +239,43 @@ def _digraph_class(graphviz: Any) -> type:
         pipe = explained(graphviz.Digraph.pipe)
 
         # graphviz runs `dot` through these three hooks (meant for mocking); ours add the limit
-        @property
-        def _pipe_lines(self) -> Callable:
-            def pipe_lines(engine, format, input_lines, *, input_encoding, renderer=None,
-                           formatter=None, neato_no_op=None, quiet=False) -> bytes:
-                command = dot_command.command(engine, format, renderer=renderer,
-                                              formatter=formatter, neato_no_op=neato_no_op)
-                source = "".join(input_lines).encode(input_encoding)
-                return run(self, command, source, quiet)
-            return pipe_lines
+        if dot_command is not None:
+            @property
+            def _pipe_lines(self) -> Callable:
+                def pipe_lines(engine, format, input_lines, *, input_encoding, renderer=None,
+                               formatter=None, neato_no_op=None, quiet=False) -> bytes:
+                    command = dot_command.command(engine, format, renderer=renderer,
+                                                  formatter=formatter, neato_no_op=neato_no_op)
+                    source = "".join(input_lines).encode(input_encoding)
+                    return run(self, command, source, quiet)
+                return pipe_lines
 
-        @property
-        def _pipe_lines_string(self) -> Callable:
-            def pipe_lines_string(engine, format, input_lines, *, encoding, **options) -> str:
-                return self._pipe_lines(engine, format, input_lines, input_encoding=encoding,
-                                        **options).decode(encoding)
-            return pipe_lines_string
+            @property
+            def _pipe_lines_string(self) -> Callable:
+                def pipe_lines_string(engine, format, input_lines, *, encoding, **options) -> str:
+                    return self._pipe_lines(engine, format, input_lines, input_encoding=encoding,
+                                            **options).decode(encoding)
+                return pipe_lines_string
 
-        @property
-        def _render(self) -> Callable:
-            def render(engine, format, filepath, renderer=None, formatter=None,
-                       neato_no_op=None, quiet=False, *, outfile=None,
-                       raise_if_result_exists=False, overwrite_filepath=False) -> str:
-                if outfile is None:
-                    outfile = rendering.get_outfile(filepath, format=format, renderer=renderer,
-                                                    formatter=formatter)
-                elif (not overwrite_filepath
-                      and os.path.abspath(outfile) == os.path.abspath(filepath)):
-                    raise ValueError(f"outfile {os.fspath(outfile)!r} must be different from "
-                                     f"the DOT source file it is made from")
-                if raise_if_result_exists and os.path.exists(outfile):
-                    raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
-                command = dot_command.command(engine, format, renderer=renderer,
-                                              formatter=formatter, neato_no_op=neato_no_op)
-                run(self, command + ["-o", os.fspath(outfile), os.fspath(filepath)], None, quiet)
-                return os.fspath(outfile)
-            return render
+            @property
+            def _render(self) -> Callable:
+                def render(engine, format, filepath, renderer=None, formatter=None,
+                           neato_no_op=None, quiet=False, *, outfile=None,
+                           raise_if_result_exists=False, overwrite_filepath=False) -> str:
+                    if outfile is None:
+                        outfile = rendering.get_outfile(filepath, format=format, renderer=renderer,
+                                                        formatter=formatter)
+                    elif (not overwrite_filepath
+                          and os.path.abspath(outfile) == os.path.abspath(filepath)):
+                        raise ValueError(f"outfile {os.fspath(outfile)!r} must be different from "
+                                         f"the DOT source file it is made from")
+                    if raise_if_result_exists and os.path.exists(outfile):
+                        raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
+                    command = dot_command.command(engine, format, renderer=renderer,
+                                                  formatter=formatter, neato_no_op=neato_no_op)
+                    run(self, command + ["-o", os.fspath(outfile), os.fspath(filepath)], None, quiet)
+                    return os.fspath(outfile)
+                return render
 
         def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
             try:
