@@ -146,6 +146,31 @@ _divide, _power, _exp, _log, _sqrt = map(_quiet, (np.true_divide, np.power, np.e
                                                   np.sqrt))
 
 
+def _true_divide(x: Any, y: Any) -> np.ndarray:
+    """x / y. Integers divide to a float of the default dtype, as in PyTorch (numpy: float64)."""
+    with np.errstate(all="ignore"):  # as _quiet, without a second call frame
+        out = np.true_divide(x, y)
+    if (_default_dtype is float32 and out.dtype == float64
+            and not any(isinstance(v, float) or getattr(v, "dtype", int64).kind == "f"
+                        for v in (x, y))):
+        out = out.astype(float32)
+    return out
+
+
+def _raise_to_power(x: Any, y: Any) -> np.ndarray:
+    """x ** y; bool ** bool tensor is refused as in PyTorch (numpy would give int8), and a
+    bool tensor ** a Python bool stays bool."""
+    with np.errstate(all="ignore"):
+        out = np.power(x, y)
+    if out.dtype == np.int8 and getattr(x, "dtype", None) != np.int8 \
+            and getattr(y, "dtype", None) != np.int8:  # only bools make int8 from non-int8
+        if isinstance(y, np.ndarray):
+            raise TypeError("** with a bool tensor as the exponent is not supported, as in "
+                            "PyTorch; convert it first, e.g. t.long()")
+        out = out.astype(bool)
+    return out
+
+
 # Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
 def _mul_da(g, x, y, out):  # d(xy)/dx = y
     return g * y
@@ -397,8 +422,8 @@ class Tensor:
     __add__, __radd__ = _operator_pair("+", np.add, None, None)  # d/da = d/db = 1
     __sub__, __rsub__ = _operator_pair("-", np.subtract, None, lambda g, x, y, out: -g)
     __mul__, __rmul__ = _operator_pair("*", np.multiply, _mul_da, _mul_db)
-    __truediv__, __rtruediv__ = _operator_pair("/", _divide, _div_da, _div_db)
-    __pow__, __rpow__ = _operator_pair("**", _power, _pow_da, _pow_db)
+    __truediv__, __rtruediv__ = _operator_pair("/", _true_divide, _div_da, _div_db)
+    __pow__, __rpow__ = _operator_pair("**", _raise_to_power, _pow_da, _pow_db)
 
     def __matmul__(self, other: ArrayLike) -> "Tensor":
         b = other if type(other) is Tensor else _operand(other)
@@ -473,6 +498,16 @@ class Tensor:
 
     def __ge__(self, other: Any) -> "Tensor":
         return _leaf(self.data >= _raw(other))
+
+    def __invert__(self) -> "Tensor":
+        """~t: logical not of a bool tensor, bitwise not of an integer one (no gradient)."""
+        if self.data.dtype.kind not in "biu":
+            raise TypeError(f"~ needs a bool or integer tensor, got {self.data.dtype}")
+        return _leaf(~self.data)
+
+    def logical_not(self) -> "Tensor":
+        """True where the element is zero (or False), as a bool tensor."""
+        return _leaf(np.logical_not(self.data))
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> "Tensor":
         return _leaf(np.asarray(self.data.argmax(axis=dim, keepdims=keepdim)))
@@ -768,11 +803,17 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
         x, a_needs = a.data, a._requires_grad
         if type(b) is Tensor:
             y, b_needs, inputs = b.data, b._requires_grad, (a, b)
+            if x.dtype is not y.dtype and x.dtype != y.dtype:  # `is`: the cheap common case
+                x, y = _promote(x, y, op)
         else:
             y, b_needs, inputs = b, False, (a,)
+            if type(b) is bool or x.dtype.kind != "f":  # float tensor op number: numpy's
+                x = _promote_with_number(x, b, op)      # dtype is PyTorch's already
     else:
         x, a_needs = a, False
         y, b_needs, inputs = b.data, b._requires_grad, (b,)
+        if type(a) is bool or y.dtype.kind != "f":
+            y = _promote_with_number(y, a, op)
     try:
         out = forward(x, y)
     except ValueError as error:
@@ -797,6 +838,53 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
             _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
 
     return _node(out, inputs, op, grad_fn, True)
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating, as PyTorch
+
+
+def _result_dtype(x: np.ndarray, y: np.ndarray) -> np.dtype:
+    """PyTorch's type promotion for two tensors: the higher category (bool < integer <
+    floating) wins; within one category a dimensioned tensor's dtype wins over a 0-d one's,
+    and two of the same kind promote as usual (float32 + float64 = float64).
+
+    numpy differs on two counts that matter for learners: it makes float32 + int64 float64,
+    and lets a 0-d float64 (a loss weight, a learning rate tensor) turn a float32 batch
+    into float64 -- "float32 stays float32" would break silently."""
+    x_category, y_category = _CATEGORY[x.dtype.kind], _CATEGORY[y.dtype.kind]
+    if x_category != y_category:
+        return x.dtype if x_category > y_category else y.dtype
+    if (x.ndim == 0) != (y.ndim == 0):
+        return y.dtype if x.ndim == 0 else x.dtype
+    return np.promote_types(x.dtype, y.dtype)
+
+
+def _promote(x: np.ndarray, y: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """x and y converted to their PyTorch result dtype (only called when the dtypes differ)."""
+    if op == "-" and (x.dtype.kind == "b" or y.dtype.kind == "b"):
+        _refuse_bool_subtraction()
+    target = _result_dtype(x, y)
+    return (x if x.dtype == target else x.astype(target),
+            y if y.dtype == target else y.astype(target))
+
+
+def _promote_with_number(array: np.ndarray, number: Any, op: str) -> np.ndarray:
+    """The array side of `tensor op number` for a bool or integer tensor or a bool number.
+
+    numpy already treats Python numbers as weak, as PyTorch does (float32 * 2.0 stays
+    float32, int64 + True stays int64). Left to fix: an integer or bool tensor with a Python
+    float gives the *default* float dtype in PyTorch (numpy: float64), and `-` refuses bools.
+    """
+    if op == "-" and (type(number) is bool or array.dtype.kind == "b"):
+        _refuse_bool_subtraction()
+    if type(number) is float and array.dtype.kind != "f":
+        return array.astype(_default_dtype)
+    return array
+
+
+def _refuse_bool_subtraction() -> None:
+    raise TypeError("- with a bool operand is not supported, as in PyTorch; to flip a mask "
+                    "use ~mask or mask.logical_not(), to count use mask.long()")
 
 
 def _operand(other: Any) -> Any:

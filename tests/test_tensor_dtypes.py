@@ -1,0 +1,88 @@
+"""dtypes as PyTorch 2.13 has them: type promotion in the arithmetic ops, the default dtype in
+every factory, reductions over dim=(), and a clear word that the engine runs on the CPU only."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+import micrograd
+from micrograd.tensors import engine as T
+
+DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64),
+          "int64": (np.int64, torch.int64), "bool": (np.bool_, torch.bool)}
+OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+       "/": lambda a, b: a / b, "**": lambda a, b: a ** b}
+
+
+@pytest.fixture(params=["float64", "float32"])
+def default_dtype(request):
+    """Run a test with the same default dtype in micrograd and torch, then restore both."""
+    ours, theirs = micrograd.tensors.get_default_dtype(), torch.get_default_dtype()
+    micrograd.tensors.set_default_dtype(DTYPES[request.param][0])
+    torch.set_default_dtype(DTYPES[request.param][1])
+    yield request.param
+    micrograd.tensors.set_default_dtype(ours)
+    torch.set_default_dtype(theirs)
+
+
+def operands():
+    """(label, micrograd operand, torch operand): 0-d and 1-d tensors of each dtype, and
+    Python numbers, which PyTorch treats as weaker than any tensor."""
+    for name, (np_dtype, torch_dtype) in DTYPES.items():
+        for shape_label, values in (("0-d", 1), ("1-d", [1, 2])):
+            data = np.array(values).astype(np_dtype)
+            yield (f"{shape_label} {name}", micrograd.tensor(data),
+                   torch.tensor(values, dtype=torch_dtype))
+    for number in (2, 2.0, True):
+        yield f"Python {number!r}", number, number
+
+
+def outcome(op, a, b) -> str:
+    """The result's dtype name, or 'error' when the op refuses the operands."""
+    try:
+        result = op(a, b)
+    except (RuntimeError, TypeError):
+        return "error"
+    return str(result.dtype).replace("torch.", "")
+
+
+@pytest.mark.parametrize("op_name", OPS)
+def test_binary_ops_promote_dtypes_as_torch(op_name, default_dtype):
+    op = OPS[op_name]
+    mismatches = []
+    for (label_a, ours_a, torch_a), (label_b, ours_b, torch_b) in itertools.product(
+            operands(), repeat=2):
+        if not isinstance(ours_a, micrograd.Tensor) and not isinstance(ours_b, micrograd.Tensor):
+            continue  # two Python numbers: plain Python arithmetic
+        expected, got = outcome(op, torch_a, torch_b), outcome(op, ours_a, ours_b)
+        if got != expected:
+            mismatches.append(f"{label_a} {op_name} {label_b}: torch {expected}, ours {got}")
+    assert not mismatches, "\n".join(mismatches)
+
+
+def test_the_audits_two_cases_keep_float32():
+    x = micrograd.tensor(np.float32([1, 2]))
+    assert (x + micrograd.tensor([1, 2])).dtype == np.float32  # a float tensor with an int one
+    assert (x + micrograd.tensor(1.0)).dtype == np.float32  # a 0-d float64 does not promote
+
+
+def test_promoted_op_sends_gradients_back_in_each_inputs_dtype():
+    x = micrograd.tensor(np.float32([1.0, 2.0]), requires_grad=True)
+    w = micrograd.tensor(3.0, requires_grad=True)  # 0-d float64: the product stays float32
+    tx = torch.tensor([1.0, 2.0], dtype=torch.float32, requires_grad=True)
+    tw = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    (x * w).sum().backward()
+    (tx * tw).sum().backward()
+    assert (x * w).dtype == np.float32 and x.grad.dtype == np.float32
+    assert w.grad.dtype == np.float64 and w.grad.shape == ()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy())
+    np.testing.assert_allclose(w.grad, tw.grad.numpy())
+
+
+def test_matrix_products_still_refuse_mixed_dtypes():
+    with pytest.raises(TypeError, match="dtypes"):
+        micrograd.tensor(np.float32([[1.0]])) @ micrograd.tensor([[1.0]])
