@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import micrograd
+import micrograd.tensors
 from micrograd.tensors import engine as T
 
 DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64),
@@ -86,3 +87,83 @@ def test_promoted_op_sends_gradients_back_in_each_inputs_dtype():
 def test_matrix_products_still_refuse_mixed_dtypes():
     with pytest.raises(TypeError, match="dtypes"):
         micrograd.tensor(np.float32([[1.0]])) @ micrograd.tensor([[1.0]])
+
+
+# --- the default dtype in every factory -------------------------------------------------------
+
+FACTORIES = {  # name: (micrograd call, torch call), each given the library as `m`
+    "tensor([1.5, 2])": lambda m: m.tensor([1.5, 2]),
+    "tensor(2.5)": lambda m: m.tensor(2.5),
+    "tensor([1, 2])": lambda m: m.tensor([1, 2]),
+    "tensor(True)": lambda m: m.tensor(True),
+    "tensor(float64 array)": lambda m: m.tensor(np.zeros(2)),
+    "tensor(float32 array)": lambda m: m.tensor(np.zeros(2, np.float32)),
+    "zeros(2, 3)": lambda m: m.zeros(2, 3),
+    "ones((2,))": lambda m: m.ones((2,)),
+    "zeros(2, dtype=int64)": lambda m: m.zeros(2, dtype=m.int64),
+    "randn(2)": lambda m: m.randn(2),
+    "rand(2)": lambda m: m.rand(2),
+    "arange(3)": lambda m: m.arange(3),
+    "arange(3.0)": lambda m: m.arange(3.0),
+    "arange(0, 1, 0.25)": lambda m: m.arange(0, 1, 0.25),
+    "arange(1, 7, 2)": lambda m: m.arange(1, 7, 2),
+    "arange(3, dtype=float32)": lambda m: m.arange(3, dtype=m.float32),
+    "zeros_like(int tensor)": lambda m: m.zeros_like(m.tensor([1, 2])),
+    "ones_like(float32 tensor)": lambda m: m.ones_like(m.tensor(np.ones(2, np.float32))),
+    "Linear(2, 3).weight": lambda m: (m.tensors.nn if m is micrograd else m.nn).Linear(2, 3).weight,
+    "int tensor * 0.5": lambda m: m.tensor([1, 2]) * 0.5,
+    "int tensor / int tensor": lambda m: m.tensor([1, 2]) / m.tensor([2, 2]),
+}
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_every_factory_follows_the_default_dtype_as_torch(name, default_dtype):
+    ours = FACTORIES[name](micrograd)
+    theirs = FACTORIES[name](torch)
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+
+
+# --- reductions over dim=() -------------------------------------------------------------------
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+@pytest.mark.parametrize("dim", [(), []])
+def test_an_empty_dim_reduces_over_every_dimension_as_torch(reduction, dim, keepdim):
+    data = np.arange(6.0).reshape(2, 3)
+    x = micrograd.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    ours = getattr(x, reduction)(dim=dim, keepdim=keepdim)
+    theirs = getattr(tx, reduction)(dim=dim, keepdim=keepdim)
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy())
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy())
+
+
+# --- the CPU is the only device ---------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.to("cuda"), lambda t: t.to("cuda:0"), lambda t: t.to("mps"),
+    lambda t: t.to(device="cuda"), lambda t: t.cuda(),
+])
+def test_other_devices_are_refused_with_a_clear_error(call):
+    t = micrograd.tensor([1.0, 2.0])
+    model = micrograd.tensors.nn.Linear(2, 1)
+    for target in (t, model):
+        with pytest.raises(RuntimeError, match="CPU only"):
+            call(target)
+
+
+def test_the_cpu_device_changes_nothing_and_dtypes_still_convert():
+    t = micrograd.tensor([1.0, 2.0])
+    assert t.to("cpu") is t and t.cpu() is t and t.device == "cpu"
+    assert t.to("cpu", micrograd.float32).dtype == np.float32
+    assert t.to(device="cpu", dtype=micrograd.float32).dtype == np.float32
+    assert t.to(micrograd.tensor([1, 2])).dtype == np.int64  # to(other): other's dtype
+    assert micrograd.device("cpu") == "cpu" and not micrograd.cuda.is_available()
+    model = micrograd.tensors.nn.Linear(2, 1)
+    assert model.to("cpu") is model and model.cpu() is model
+    assert model.to("cpu", micrograd.float32).weight.dtype == np.float32
+    with pytest.raises(TypeError, match="dtype"):
+        t.to("nonsense")

@@ -46,6 +46,61 @@ def set_default_dtype(dtype: Any) -> None:
     _default_dtype = dtype
 
 
+# Device names PyTorch knows besides the CPU: recognised only to say clearly they are not here.
+_OTHER_DEVICES = ("cuda", "mps", "xpu", "xla", "meta", "hip", "ipu", "hpu", "mtia", "vulkan",
+                  "privateuseone")
+
+
+def _is_device(target: Any) -> bool:
+    """True for "cpu", "cuda:0", ... (a dtype otherwise); objects with a .type, as
+    torch.device, count as devices too."""
+    if isinstance(target, str):
+        return target.split(":")[0] in ("cpu",) + _OTHER_DEVICES
+    return isinstance(getattr(target, "type", None), str)
+
+
+def check_device(target: Any) -> None:
+    """Accept the CPU; for any other device raise a RuntimeError that says why."""
+    name = target if isinstance(target, str) else getattr(target, "type", target)
+    if not isinstance(name, str) or name.split(":")[0] != "cpu":
+        raise RuntimeError(
+            f"micrograd runs on the CPU only (it computes with numpy), so device {name!r} "
+            "is not available; drop the .to(device)/.cuda() call or use 'cpu'"
+        )
+
+
+def _as_dtype(dtype: Any) -> np.dtype:
+    """dtype as a numpy dtype, with an error that says what is accepted."""
+    try:
+        return np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"expected a dtype (micrograd.float32, float64, int64, ...) or the device 'cpu', "
+            f"got {dtype!r}"
+        ) from error
+
+
+def device(name: str = "cpu") -> str:
+    """torch.device's stand-in: "cpu" is the only device; others raise a RuntimeError."""
+    check_device(name)
+    return "cpu"
+
+
+class _NoCuda:
+    """torch.cuda's stand-in for `device = "cuda" if torch.cuda.is_available() else "cpu"`."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+
+cuda = _NoCuda()
+
+
 def get_default_dtype() -> np.dtype:
     """The dtype Python floats and new parameters get."""
     return _default_dtype
@@ -365,17 +420,42 @@ class Tensor:
         """A copy of the data; gradients flow back to this tensor."""
         return _unary(self, self.data.copy(), "clone", None)
 
-    def to(self, dtype: Any) -> "Tensor":
-        """This tensor converted to `dtype` (gradients are converted back); .to("cpu") is
-        accepted and changes nothing, since everything here lives on the CPU."""
-        if isinstance(dtype, str) and dtype == "cpu":
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+        """This tensor converted to a dtype (gradients are converted back), as torch's
+        to(dtype), to(device), to(device, dtype) or to(other_tensor). The only device is
+        "cpu", which changes nothing; "cuda" and the like raise a RuntimeError."""
+        if device is not None:
+            check_device(device)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                arg = arg.data.dtype
+            if _is_device(arg):
+                check_device(arg)
+            elif dtype is None:
+                dtype = arg
+            else:
+                raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
+        if dtype is None:
             return self
-        dtype = np.dtype(dtype)
+        dtype = _as_dtype(dtype)
         if dtype == self.data.dtype:
             return self
         if dtype.kind != "f":
             return _leaf(self.data.astype(dtype))  # integer results are not differentiable
         return _unary(self, self.data.astype(dtype), "to", None)
+
+    def cpu(self) -> "Tensor":
+        """This tensor: it lives on the CPU already."""
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
+        check_device("cuda")
+
+    @property
+    def device(self) -> str:
+        """Where the data lives: always "cpu" (numpy arrays)."""
+        return "cpu"
 
     def float(self) -> "Tensor":
         return self.to(float32)
@@ -1079,6 +1159,8 @@ def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple | None:
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if not dims:  # torch reads dim=() and dim=[] as "every dimension", numpy as "none"
+        return None
     if ndim == 0:
         if any(d not in (0, -1) for d in dims):
             raise IndexError(f"dim {dim} is out of range for a 0-d tensor")
@@ -1151,9 +1233,14 @@ def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     return Tensor(np.ones_like(t.data), requires_grad)
 
 
-def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None) -> Tensor:
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... below end (arange(n): 0 .. n-1); integers give int64, any
+    float gives the default dtype, as torch.arange."""
     data = np.arange(start, end, step) if end is not None else np.arange(start)
-    return Tensor(data if dtype is None else data.astype(dtype))
+    if dtype is None and data.dtype.kind == "f":
+        dtype = _default_dtype
+    return Tensor(data if dtype is None else data.astype(dtype), requires_grad)
 
 
 def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
