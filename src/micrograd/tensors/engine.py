@@ -261,13 +261,14 @@ def _operator_pair(op: str, forward: Callable, da: Callable | None,
     `2 * t`): both make the same `_binary` node, with the operands in written order."""
 
     def method(self: "Tensor", other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, op, forward, da, db)
+        if type(other) is not Tensor:
+            other = _operand(other, op)
+            if other is NotImplemented:
+                return NotImplemented
+        return _binary(self, other, op, forward, da, db)
 
     def reflected(self: "Tensor", other: ArrayLike) -> "Tensor":
-        a = _operand(other)
+        a = _operand(other, op)
         if a is NotImplemented:
             return NotImplemented
         return _binary(a, self, op, forward, da, db)
@@ -887,12 +888,13 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
                 x, y = _promote(x, y, op)
         else:
             y, b_needs, inputs = b, False, (a,)
-            if type(b) is bool or x.dtype.kind != "f":  # float tensor op number: numpy's
-                x = _promote_with_number(x, b, op)      # dtype is PyTorch's already
+            # a float tensor op a number: numpy's result dtype is PyTorch's already
+            if x.dtype is not float64 and x.dtype is not float32 and x.dtype.kind != "f":
+                x = _promote_with_number(x, b, op)
     else:
         x, a_needs = a, False
         y, b_needs, inputs = b.data, b._requires_grad, (b,)
-        if type(a) is bool or y.dtype.kind != "f":
+        if y.dtype is not float64 and y.dtype is not float32 and y.dtype.kind != "f":
             y = _promote_with_number(y, a, op)
     try:
         out = forward(x, y)
@@ -949,13 +951,14 @@ def _promote(x: np.ndarray, y: np.ndarray, op: str) -> tuple[np.ndarray, np.ndar
 
 
 def _promote_with_number(array: np.ndarray, number: Any, op: str) -> np.ndarray:
-    """The array side of `tensor op number` for a bool or integer tensor or a bool number.
+    """The array side of `tensor op number` for a bool or integer tensor.
 
     numpy already treats Python numbers as weak, as PyTorch does (float32 * 2.0 stays
     float32, int64 + True stays int64). Left to fix: an integer or bool tensor with a Python
-    float gives the *default* float dtype in PyTorch (numpy: float64), and `-` refuses bools.
+    float gives the *default* float dtype in PyTorch (numpy: float64), and `-` refuses bools
+    (a bool number is refused earlier, in _operand).
     """
-    if op == "-" and (type(number) is bool or array.dtype.kind == "b"):
+    if op == "-" and array.dtype.kind == "b":
         _refuse_bool_subtraction()
     if type(number) is float and array.dtype.kind != "f":
         return array.astype(_default_dtype)
@@ -967,14 +970,19 @@ def _refuse_bool_subtraction() -> None:
                     "use ~mask or mask.logical_not(), to count use mask.long()")
 
 
-def _operand(other: Any) -> Any:
+def _operand(other: Any, op: str = "") -> Any:
     """The other operand of an arithmetic op: a Tensor, a Python number (kept as is, so a
     float32 tensor times 2.0 stays float32), or an array made into a constant tensor."""
-    if type(other) is Tensor:
+    kind = type(other)
+    if kind is float or kind is int or kind is Tensor:  # the common cases first
         return other
-    if isinstance(other, (bool, int, float)) and not isinstance(other, np.generic):
+    if kind is bool or isinstance(other, np.bool_):
+        if op == "-":
+            _refuse_bool_subtraction()
+        return bool(other)
+    if isinstance(other, (int, float)) and not isinstance(other, np.generic):
         return other
-    if isinstance(other, np.generic) and other.dtype.kind in "biuf":
+    if isinstance(other, np.generic) and other.dtype.kind in "iuf":
         return other.item()  # numpy scalars act as Python numbers, as in PyTorch
     if isinstance(other, (np.ndarray, list, tuple)):
         return Tensor(other)
