@@ -12,7 +12,7 @@ import torch
 
 import micrograd
 import micrograd.tensors as mt
-from conftest import SRC
+from conftest import ROOT, SRC
 
 # A PyTorch script as a learner writes it: data in a DataLoader, a Sequential of Linear and
 # ReLU, cross-entropy, an optimizer from torch.optim, a device chosen the usual way, the
@@ -55,14 +55,17 @@ with torch.no_grad():
     accuracy = (model(inputs).argmax(dim=1) == torch.tensor(y)).float().mean().item()
 '''
 
+def readme_import_lines() -> dict[str, str]:
+    """The README's porting block: each line is `micrograd import  # the torch import`."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text.split("change its import lines, and only those:", 1)[1]
+    block = after.split("```python", 1)[1].split("```", 1)[0]
+    pairs = [line.split("#", 1) for line in block.strip().splitlines()]
+    return {theirs.strip(): ours.strip() for ours, theirs in pairs}
+
+
 # The import lines the README tells a learner to change, and nothing else.
-PORTED_IMPORTS = {
-    "import torch": "import micrograd as torch",
-    "import torch.nn as nn": "from micrograd.tensors import nn",
-    "import torch.nn.functional as F": "from micrograd.tensors import functional as F",
-    "from torch.utils.data import DataLoader, TensorDataset":
-        "from micrograd.tensors.data import DataLoader, TensorDataset",
-}
+PORTED_IMPORTS = readme_import_lines()
 
 
 def port(script: str) -> str:
