@@ -167,3 +167,30 @@ def test_the_cpu_device_changes_nothing_and_dtypes_still_convert():
     assert model.to("cpu", micrograd.float32).weight.dtype == np.float32
     with pytest.raises(TypeError, match="dtype"):
         t.to("nonsense")
+
+
+# --- ops that combine several tensors promote the same way ------------------------------------
+
+COMBINING = {
+    "cat": lambda m, a, b: m.cat([a, b]),
+    "stack": lambda m, a, b: m.stack([a, b]),
+    "mse_loss": lambda m, a, b: (m.tensors.functional if m is micrograd
+                                 else torch.nn.functional).mse_loss(a, b),
+}
+
+
+@pytest.mark.parametrize("op_name", COMBINING)
+def test_cat_stack_and_mse_loss_promote_as_torch(op_name):
+    op = COMBINING[op_name]
+    mismatches = []
+    for (name_a, (np_a, torch_a)), (name_b, (np_b, torch_b)) in itertools.product(
+            DTYPES.items(), repeat=2):
+        if op_name == "mse_loss" and "float" not in name_a:
+            continue  # the input is a float prediction
+        ours = outcome(lambda a, b: op(micrograd, a, b), micrograd.tensor(np.ones(3, np_a)),
+                       micrograd.tensor(np.ones(3, np_b)))
+        theirs = outcome(lambda a, b: op(torch, a, b), torch.ones(3, dtype=torch_a),
+                         torch.ones(3, dtype=torch_b))
+        if ours != theirs:
+            mismatches.append(f"{op_name}({name_a}, {name_b}): torch {theirs}, ours {ours}")
+    assert not mismatches, "\n".join(mismatches)

@@ -970,6 +970,16 @@ def _refuse_bool_subtraction() -> None:
                     "use ~mask or mask.logical_not(), to count use mask.long()")
 
 
+def _common_dtype(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The arrays converted to one dtype by PyTorch's promotion (cat and stack: float32 and
+    int64 make float32, where numpy would make float64)."""
+    target = arrays[0].dtype
+    for array in arrays[1:]:
+        if array.dtype != target:
+            target = _result_dtype(np.empty(0, target), array)
+    return [a if a.dtype == target else a.astype(target) for a in arrays]
+
+
 def _operand(other: Any, op: str = "") -> Any:
     """The other operand of an arithmetic op: a Tensor, a Python number (kept as is, so a
     float32 tensor times 2.0 stays float32), or an array made into a constant tensor."""
@@ -1065,7 +1075,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
     if not tensors:
         raise ValueError("cat() needs at least one tensor")
-    arrays = [t.data for t in tensors]
+    arrays = _common_dtype([t.data for t in tensors])
     try:
         out = np.concatenate(arrays, axis=dim)
     except (ValueError, np.exceptions.AxisError) as error:
@@ -1092,7 +1102,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
     if not tensors:
         raise ValueError("stack() needs at least one tensor")
-    arrays = [t.data for t in tensors]
+    arrays = _common_dtype([t.data for t in tensors])
     try:
         out = np.stack(arrays, axis=dim)
     except ValueError as error:
