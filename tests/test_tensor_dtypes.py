@@ -194,3 +194,16 @@ def test_cat_stack_and_mse_loss_promote_as_torch(op_name):
         if ours != theirs:
             mismatches.append(f"{op_name}({name_a}, {name_b}): torch {theirs}, ours {ours}")
     assert not mismatches, "\n".join(mismatches)
+
+
+@pytest.mark.parametrize("factory", [
+    lambda m, d: m.tensor([1.0], device=d), lambda m, d: m.zeros(2, device=d),
+    lambda m, d: m.ones(2, device=d), lambda m, d: m.randn(2, device=d),
+    lambda m, d: m.rand(2, device=d), lambda m, d: m.arange(3, device=d),
+    lambda m, d: m.zeros_like(m.tensor([1.0]), device=d),
+    lambda m, d: m.ones_like(m.tensor([1.0]), device=d),
+])
+def test_factories_take_device_cpu_and_refuse_cuda(factory):
+    assert factory(micrograd, "cpu").shape == tuple(factory(torch, "cpu").shape)
+    with pytest.raises(RuntimeError, match="CPU only"):
+        factory(micrograd, "cuda")

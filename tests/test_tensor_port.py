@@ -43,7 +43,8 @@ for epoch in range(3):
     for xb, yb in loader:
         xb, yb = xb.to(device), yb.to(device)
         logits = model(xb)
-        loss = F.cross_entropy(logits, yb) + 0.01 * F.mse_loss(logits, torch.zeros(len(yb), 3))
+        zeros = torch.zeros(len(yb), 3, device=device)
+        loss = F.cross_entropy(logits, yb) + 0.01 * F.mse_loss(logits, zeros)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

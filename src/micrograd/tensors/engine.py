@@ -1230,44 +1230,65 @@ def _is_advanced(index: Any) -> bool:
 # Creating tensors, PyTorch names.
 # ---------------------------------------------------------------------------------------
 
-def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
+           device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
+    _on_cpu(device)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
-def zeros(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    _on_cpu(device)
     return Tensor(np.zeros(_shape_arg(shape), dtype=dtype or _default_dtype), requires_grad)
 
 
-def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    _on_cpu(device)
     return Tensor(np.ones(_shape_arg(shape), dtype=dtype or _default_dtype), requires_grad)
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.zeros_like(t.data), requires_grad)
+def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+               device: Any = None) -> Tensor:
+    _on_cpu(device)
+    return Tensor(np.zeros_like(t.data, dtype=dtype), requires_grad)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.ones_like(t.data), requires_grad)
+def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+              device: Any = None) -> Tensor:
+    _on_cpu(device)
+    return Tensor(np.ones_like(t.data, dtype=dtype), requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
-           requires_grad: bool = False) -> Tensor:
+           requires_grad: bool = False, device: Any = None) -> Tensor:
     """start, start + step, ... below end (arange(n): 0 .. n-1); integers give int64, any
     float gives the default dtype, as torch.arange."""
+    _on_cpu(device)
     data = np.arange(start, end, step) if end is not None else np.arange(start)
     if dtype is None and data.dtype.kind == "f":
         dtype = _default_dtype
     return Tensor(data if dtype is None else data.astype(dtype), requires_grad)
 
 
-def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """Standard normal samples from the generator set by manual_seed."""
+    _on_cpu(device)
     data = _generator.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
     return Tensor(data, requires_grad)
 
 
-def rand(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """Uniform samples in [0, 1) from the generator set by manual_seed."""
+    _on_cpu(device)
     data = _generator.random(_shape_arg(shape)).astype(dtype or _default_dtype)
     return Tensor(data, requires_grad)
+
+
+def _on_cpu(device: Any) -> None:
+    """The factories' device= argument: None or "cpu"; anything else raises (check_device)."""
+    if device is not None:
+        check_device(device)
