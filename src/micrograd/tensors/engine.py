@@ -973,7 +973,13 @@ def _refuse_bool_subtraction() -> None:
 def _common_dtype(arrays: list[np.ndarray]) -> list[np.ndarray]:
     """The arrays converted to one dtype by PyTorch's promotion (cat and stack: float32 and
     int64 make float32, where numpy would make float64)."""
-    target = arrays[0].dtype
+    first = arrays[0].dtype
+    for a in arrays:
+        if a.dtype is not first and a.dtype != first:
+            break
+    else:
+        return arrays  # one dtype already: the common case, no work
+    target = first
     for array in arrays[1:]:
         if array.dtype != target:
             target = _result_dtype(np.empty(0, target), array)
