@@ -19,7 +19,7 @@ import numbers
 import os
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, NoReturn, Sequence, Union
 
 import numpy as np
 
@@ -449,7 +449,7 @@ class Tensor:
         """This tensor: it lives on the CPU already."""
         return self
 
-    def cuda(self, *args: Any, **kwargs: Any) -> "Tensor":
+    def cuda(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
         check_device("cuda")
 
@@ -977,7 +977,7 @@ def _promote_with_number(array: np.ndarray, number: Any, op: str) -> np.ndarray:
     return array
 
 
-def _refuse_bool_subtraction() -> None:
+def _refuse_bool_subtraction() -> NoReturn:
     raise TypeError("- with a bool operand is not supported, as in PyTorch; to flip a mask "
                     "use ~mask or mask.logical_not(), to count use mask.long()")
 

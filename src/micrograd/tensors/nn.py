@@ -8,7 +8,7 @@ engines compute the same numbers.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class Module:
         """This module: its parameters live on the CPU already."""
         return self
 
-    def cuda(self, *args: Any, **kwargs: Any) -> "Module":
+    def cuda(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
         _engine.check_device("cuda")
 
