@@ -134,3 +134,47 @@ def test_torch_paths_that_live_elsewhere_say_where():
         micrograd.utils  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         micrograd.nonsense  # noqa: B018
+
+
+def readme_table_names() -> list[str]:
+    """Every micrograd name in the README's PyTorch table: dotted names (`a/b` lists
+    expanded), bare names after one (`micrograd.optim.SGD`, `Adam`), and `module.*` rows
+    expanded with the names in the PyTorch column."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("### PyTorch name → micrograd name", 1)[1].split("Differences to know", 1)[0]
+    names = []
+    for line in table.splitlines()[3:]:
+        if not line.startswith("|"):
+            continue
+        theirs, ours = line.split("|")[1:3]
+        module = None
+        for token in re.findall(r"`([^`]*)`", ours):
+            dotted = re.match(r"micrograd(?:\.\w+)+(?:/\w+)*(?:\.\*)?", token)
+            if dotted:
+                module, _, last = dotted.group().rpartition(".")
+                if last == "*":
+                    stripped = re.sub(r"torch\.(nn\.)?(functional\.)?", "", theirs)
+                    names += [f"{module}.{w}" for w in re.findall(r"`?([A-Za-z_]\w*)", stripped)
+                              if w not in ("torch", "F", "reduction", "target", "logits")]
+                else:
+                    names += [f"{module}.{name}" for name in last.split("/")]
+            elif module and re.match(r"[A-Za-z_]\w*(\(|$)", token) and \
+                    not token.endswith("()"):  # `parameters()` etc. are Module methods
+                names.append(module + "." + token.split("(")[0])
+    return names
+
+
+def test_every_name_in_the_readme_table_resolves_after_a_bare_import_micrograd():
+    names = readme_table_names()
+    assert len(names) > 40 and "micrograd.optim.AdamW" in names
+    code = (
+        "import functools, micrograd\n"
+        f"for name in {names!r}:\n"
+        "    functools.reduce(getattr, name.split('.')[1:], micrograd)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={"PYTHONPATH": str(SRC)})
+    assert result.stdout.strip() == "ok", result.stderr
