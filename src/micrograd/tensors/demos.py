@@ -179,9 +179,9 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
     losses, accuracies = [], []
     every, width = max(1, steps // 10), len(str(steps - 1))
     if verbose:
-        print(f"moons: micrograd's demo on the Tensor engine: MLP(2, [16, 16, 1]) ReLU as "
-              f"Linear layers, hinge + 1e-4 L2, lr 1.0 - 0.9*k/{steps}, full batch, "
-              f"{steps} steps, seed {seed}", flush=True)
+        print(f"moons: micrograd's demo on the Tensor engine: the scalar MLP(2, [16, 16, 1]) "
+              f"ReLU copied into Linear layers, hinge + 1e-4 L2, lr 1.0 - 0.9*k/{steps}, "
+              f"full batch, {steps} steps, seed {seed}", flush=True)
     for k in range(steps):
         scores = model(inputs).reshape(-1)
         data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
