@@ -630,3 +630,24 @@ def test_matrix_products_refuse_mixed_dtypes_as_torch():
         nn.Sequential(nn.Linear(2, 3), nn.ReLU())(micrograd.tensor(x32))
     assert layer.float()(micrograd.tensor(x32)).dtype == np.float32
     assert layer([[1, 2]]).dtype == np.float32  # a list takes the model's dtype
+
+
+def test_tensor_moons_demo_prints_and_draws_what_the_scalar_demo_does(tmp_path, capsys):
+    from micrograd.cli import main
+
+    assert main(["demo", "moons", "--steps", "20", "--out", str(tmp_path / "scalar")]) == 0
+    scalar = capsys.readouterr().out.splitlines()
+    assert main(["demo", "moons", "--engine", "tensor", "--steps", "20",
+                 "--out", str(tmp_path / "tensor")]) == 0
+    tensor = capsys.readouterr().out.splitlines()
+    assert tensor[0].startswith("moons: ") and "Tensor engine" in tensor[0]
+    assert "20 steps, seed 1337" in tensor[0]
+
+    def summary(lines):
+        return [line for line in lines if line.startswith(("step", "final"))]
+
+    assert len(summary(tensor)) == 12  # steps 0, 2, ..., 18, the last one, the final line
+    assert summary(tensor) == summary(scalar)  # the same weights, so the same numbers
+    for png in ("moons_tensor_boundary.png", "moons_tensor_loss.png"):
+        assert (tmp_path / "tensor" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"wrote {tmp_path / 'tensor' / png}" in tensor

@@ -21,9 +21,24 @@ __all__ = [
 # stays standard-library only. (`micrograd.tensors` is the package; `micrograd.tensor` is
 # the function, as torch.tensor.)
 _TENSOR_NAMES = frozenset({
-    "Tensor", "tensor", "zeros", "ones", "randn", "rand", "arange", "cat", "stack",
-    "manual_seed", "float32", "float64", "int64",
+    "Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "randn", "rand", "arange",
+    "cat", "stack", "manual_seed", "set_default_dtype", "get_default_dtype", "set_num_threads",
+    "get_num_threads", "float32", "float64", "int64", "device", "cuda",
 })
+
+# Submodules, also imported only when first used (PEP 562), so that `micrograd.optim.SGD`
+# works after a bare `import micrograd`, as `torch.optim.SGD` does after `import torch`.
+_SUBMODULES = frozenset({
+    "autograd", "engine", "nn", "optim", "losses", "datasets", "gradcheck", "demos", "cli",
+    "viz", "tensors", "check",
+})
+
+# PyTorch paths a ported script may reach for, and where they live here.
+_TORCH_PATHS = {
+    "utils": "torch.utils.data is micrograd.tensors.data "
+             "(from micrograd.tensors.data import DataLoader, TensorDataset)",
+    "functional": "torch.nn.functional is micrograd.tensors.functional",
+}
 
 
 def __getattr__(name: str):
@@ -31,4 +46,13 @@ def __getattr__(name: str):
         import micrograd.tensors.engine as tensor_engine
 
         return getattr(tensor_engine, name)
-    raise AttributeError(f"module 'micrograd' has no attribute {name!r}")
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"micrograd.{name}")
+    hint = f": {_TORCH_PATHS[name]}" if name in _TORCH_PATHS else ""
+    raise AttributeError(f"module 'micrograd' has no attribute {name!r}{hint}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _TENSOR_NAMES | _SUBMODULES)

@@ -19,6 +19,8 @@ from micrograd.tensors.engine import (
     Tensor,
     arange,
     cat,
+    cuda,
+    device,
     float32,
     float64,
     get_default_dtype,
@@ -33,6 +35,8 @@ from micrograd.tensors.engine import (
     stack,
     tensor,
     zeros,
+    zeros_like,
+    ones_like,
 )
 
 __all__ = [
@@ -40,6 +44,10 @@ __all__ = [
     "tensor",
     "zeros",
     "ones",
+    "zeros_like",
+    "ones_like",
+    "device",
+    "cuda",
     "arange",
     "rand",
     "randn",
@@ -57,3 +65,15 @@ __all__ = [
     "enable_grad",
     "detect_anomaly",
 ]
+
+# The rest of the package loads on first use (PEP 562): `micrograd.tensors.nn.Linear`
+# works after `import micrograd`, without paying for the demos' imports up front.
+_SUBMODULES = frozenset({"nn", "functional", "data", "gradcheck", "demos"})
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"micrograd.tensors.{name}")
+    raise AttributeError(f"module 'micrograd.tensors' has no attribute {name!r}")

@@ -158,9 +158,13 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
 
 def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
                 verbose: bool = True) -> list[float]:
-    """The micrograd notebook's moons training on the Tensor engine; returns the losses."""
+    """The micrograd notebook's moons training on the Tensor engine; returns the losses.
+
+    Prints what the scalar `micrograd demo moons` prints (a header, every tenth step, the
+    final line) and writes the same two pictures, the decision boundary and the loss curve."""
     from sklearn.datasets import make_moons
 
+    from micrograd.demos import format_step
     from micrograd.nn import MLP
 
     np.random.seed(seed)  # the notebook seeds numpy's global state before make_moons
@@ -172,7 +176,12 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
     optimizer = SGD(params, lr=1.0)
     schedule = LinearDecay(optimizer, decay=0.9, steps=steps)  # the scalar demo's 1 - 0.9 k/steps
     inputs, labels = T.tensor(X), T.tensor(y.astype(np.float64))
-    losses = []
+    losses, accuracies = [], []
+    every, width = max(1, steps // 10), len(str(steps - 1))
+    if verbose:
+        print(f"moons: micrograd's demo on the Tensor engine: the scalar MLP(2, [16, 16, 1]) "
+              f"ReLU copied into Linear layers, hinge + 1e-4 L2, lr 1.0 - 0.9*k/{steps}, "
+              f"full batch, {steps} steps, seed {seed}", flush=True)
     for k in range(steps):
         scores = model(inputs).reshape(-1)
         data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
@@ -184,17 +193,21 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
         optimizer.step()
         schedule.step()
         losses.append(total.item())
-        if verbose:
-            print(f"step {k:>{len(str(steps - 1))}}  loss {total.item():.6f}  "
-                  f"accuracy {accuracy * 100:5.1f}%")
+        accuracies.append(accuracy)
+        if verbose and (k % every == 0 or k == steps - 1):
+            print(format_step(k, losses[-1], accuracy, width))
+    if verbose:
+        print(f"final  loss {losses[-1]:.6f}  accuracy {accuracies[-1] * 100:.1f}%")
     if out is not None:
-        path = os.path.join(out, "moons_tensor_boundary.png")
-        if _plot_boundary(model, X, y, path) and verbose:
-            print(f"wrote {path}")
+        for path in _moons_plots(model, X, y, losses, accuracies, out):
+            if verbose:
+                print(f"wrote {path}")
     return losses
 
 
-def _plot_boundary(model: Sequential, X: np.ndarray, y: np.ndarray, path: str) -> bool:
+def _moons_plots(model: Sequential, X: np.ndarray, y: np.ndarray, losses: list[float],
+                 accuracies: list[float], out: str) -> list[str]:
+    """The scalar demo's two pictures, drawn by the same helpers; [] without matplotlib."""
     from micrograd.viz import plots
 
     def predict(points: np.ndarray) -> np.ndarray:
@@ -202,12 +215,17 @@ def _plot_boundary(model: Sequential, X: np.ndarray, y: np.ndarray, path: str) -
             return model(T.tensor(points)).numpy().ravel()
 
     try:
-        plots.save_decision_boundary(predict, X, y, path, step=0.25,  # the notebook's grid
-                                     title="moons on the Tensor engine: decision boundary")
+        boundary = plots.save_decision_boundary(
+            predict, X, y, os.path.join(out, "moons_tensor_boundary.png"),
+            title=f"moons on the Tensor engine: accuracy {accuracies[-1] * 100:.1f}% "
+                  f"after {len(losses)} steps")
+        curve = plots.save_loss_curve(
+            losses, os.path.join(out, "moons_tensor_loss.png"), accuracies=accuracies,
+            title="moons on the Tensor engine: hinge loss + L2 (log scale) and accuracy")
     except ImportError as error:
         print(f"(no picture: {error})")
-        return False
-    return True
+        return []
+    return [boundary, curve]
 
 
 # --- helpers ---------------------------------------------------------------------------

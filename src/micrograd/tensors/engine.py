@@ -19,7 +19,7 @@ import numbers
 import os
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, NoReturn, Sequence, Union
 
 import numpy as np
 
@@ -44,6 +44,61 @@ def set_default_dtype(dtype: Any) -> None:
     if dtype not in (float32, float64):
         raise TypeError(f"default dtype must be float32 or float64, got {dtype}")
     _default_dtype = dtype
+
+
+# Device names PyTorch knows besides the CPU: recognised only to say clearly they are not here.
+_OTHER_DEVICES = ("cuda", "mps", "xpu", "xla", "meta", "hip", "ipu", "hpu", "mtia", "vulkan",
+                  "privateuseone")
+
+
+def _is_device(target: Any) -> bool:
+    """True for "cpu", "cuda:0", ... (a dtype otherwise); objects with a .type, as
+    torch.device, count as devices too."""
+    if isinstance(target, str):
+        return target.split(":")[0] in ("cpu",) + _OTHER_DEVICES
+    return isinstance(getattr(target, "type", None), str)
+
+
+def check_device(target: Any) -> None:
+    """Accept the CPU; for any other device raise a RuntimeError that says why."""
+    name = target if isinstance(target, str) else getattr(target, "type", target)
+    if not isinstance(name, str) or name.split(":")[0] != "cpu":
+        raise RuntimeError(
+            f"micrograd runs on the CPU only (it computes with numpy), so device {name!r} "
+            "is not available; drop the .to(device)/.cuda() call or use 'cpu'"
+        )
+
+
+def _as_dtype(dtype: Any) -> np.dtype:
+    """dtype as a numpy dtype, with an error that says what is accepted."""
+    try:
+        return np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"expected a dtype (micrograd.float32, float64, int64, ...) or the device 'cpu', "
+            f"got {dtype!r}"
+        ) from error
+
+
+def device(name: str = "cpu") -> str:
+    """torch.device's stand-in: "cpu" is the only device; others raise a RuntimeError."""
+    check_device(name)
+    return "cpu"
+
+
+class _NoCuda:
+    """torch.cuda's stand-in for `device = "cuda" if torch.cuda.is_available() else "cpu"`."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+
+cuda = _NoCuda()
 
 
 def get_default_dtype() -> np.dtype:
@@ -146,6 +201,31 @@ _divide, _power, _exp, _log, _sqrt = map(_quiet, (np.true_divide, np.power, np.e
                                                   np.sqrt))
 
 
+def _true_divide(x: Any, y: Any) -> np.ndarray:
+    """x / y. Integers divide to a float of the default dtype, as in PyTorch (numpy: float64)."""
+    with np.errstate(all="ignore"):  # as _quiet, without a second call frame
+        out = np.true_divide(x, y)
+    if (_default_dtype is float32 and out.dtype == float64
+            and not any(isinstance(v, float) or getattr(v, "dtype", int64).kind == "f"
+                        for v in (x, y))):
+        out = out.astype(float32)
+    return out
+
+
+def _raise_to_power(x: Any, y: Any) -> np.ndarray:
+    """x ** y; bool ** bool tensor is refused as in PyTorch (numpy would give int8), and a
+    bool tensor ** a Python bool stays bool."""
+    with np.errstate(all="ignore"):
+        out = np.power(x, y)
+    if out.dtype == np.int8 and getattr(x, "dtype", None) != np.int8 \
+            and getattr(y, "dtype", None) != np.int8:  # only bools make int8 from non-int8
+        if isinstance(y, np.ndarray):
+            raise TypeError("** with a bool tensor as the exponent is not supported, as in "
+                            "PyTorch; convert it first, e.g. t.long()")
+        out = out.astype(bool)
+    return out
+
+
 # Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
 def _mul_da(g, x, y, out):  # d(xy)/dx = y
     return g * y
@@ -181,13 +261,14 @@ def _operator_pair(op: str, forward: Callable, da: Callable | None,
     `2 * t`): both make the same `_binary` node, with the operands in written order."""
 
     def method(self: "Tensor", other: ArrayLike) -> "Tensor":
-        b = other if type(other) is Tensor else _operand(other)
-        if b is NotImplemented:
-            return NotImplemented
-        return _binary(self, b, op, forward, da, db)
+        if type(other) is not Tensor:
+            other = _operand(other, op)
+            if other is NotImplemented:
+                return NotImplemented
+        return _binary(self, other, op, forward, da, db)
 
     def reflected(self: "Tensor", other: ArrayLike) -> "Tensor":
-        a = _operand(other)
+        a = _operand(other, op)
         if a is NotImplemented:
             return NotImplemented
         return _binary(a, self, op, forward, da, db)
@@ -340,17 +421,42 @@ class Tensor:
         """A copy of the data; gradients flow back to this tensor."""
         return _unary(self, self.data.copy(), "clone", None)
 
-    def to(self, dtype: Any) -> "Tensor":
-        """This tensor converted to `dtype` (gradients are converted back); .to("cpu") is
-        accepted and changes nothing, since everything here lives on the CPU."""
-        if isinstance(dtype, str) and dtype == "cpu":
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+        """This tensor converted to a dtype (gradients are converted back), as torch's
+        to(dtype), to(device), to(device, dtype) or to(other_tensor). The only device is
+        "cpu", which changes nothing; "cuda" and the like raise a RuntimeError."""
+        if device is not None:
+            check_device(device)
+        for arg in args:
+            if isinstance(arg, Tensor):
+                arg = arg.data.dtype
+            if _is_device(arg):
+                check_device(arg)
+            elif dtype is None:
+                dtype = arg
+            else:
+                raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
+        if dtype is None:
             return self
-        dtype = np.dtype(dtype)
+        dtype = _as_dtype(dtype)
         if dtype == self.data.dtype:
             return self
         if dtype.kind != "f":
             return _leaf(self.data.astype(dtype))  # integer results are not differentiable
         return _unary(self, self.data.astype(dtype), "to", None)
+
+    def cpu(self) -> "Tensor":
+        """This tensor: it lives on the CPU already."""
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
+        check_device("cuda")
+
+    @property
+    def device(self) -> str:
+        """Where the data lives: always "cpu" (numpy arrays)."""
+        return "cpu"
 
     def float(self) -> "Tensor":
         return self.to(float32)
@@ -397,8 +503,8 @@ class Tensor:
     __add__, __radd__ = _operator_pair("+", np.add, None, None)  # d/da = d/db = 1
     __sub__, __rsub__ = _operator_pair("-", np.subtract, None, lambda g, x, y, out: -g)
     __mul__, __rmul__ = _operator_pair("*", np.multiply, _mul_da, _mul_db)
-    __truediv__, __rtruediv__ = _operator_pair("/", _divide, _div_da, _div_db)
-    __pow__, __rpow__ = _operator_pair("**", _power, _pow_da, _pow_db)
+    __truediv__, __rtruediv__ = _operator_pair("/", _true_divide, _div_da, _div_db)
+    __pow__, __rpow__ = _operator_pair("**", _raise_to_power, _pow_da, _pow_db)
 
     def __matmul__(self, other: ArrayLike) -> "Tensor":
         b = other if type(other) is Tensor else _operand(other)
@@ -473,6 +579,16 @@ class Tensor:
 
     def __ge__(self, other: Any) -> "Tensor":
         return _leaf(self.data >= _raw(other))
+
+    def __invert__(self) -> "Tensor":
+        """~t: logical not of a bool tensor, bitwise not of an integer one (no gradient)."""
+        if self.data.dtype.kind not in "biu":
+            raise TypeError(f"~ needs a bool or integer tensor, got {self.data.dtype}")
+        return _leaf(~self.data)
+
+    def logical_not(self) -> "Tensor":
+        """True where the element is zero (or False), as a bool tensor."""
+        return _leaf(np.logical_not(self.data))
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> "Tensor":
         return _leaf(np.asarray(self.data.argmax(axis=dim, keepdims=keepdim)))
@@ -768,11 +884,18 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
         x, a_needs = a.data, a._requires_grad
         if type(b) is Tensor:
             y, b_needs, inputs = b.data, b._requires_grad, (a, b)
+            if x.dtype is not y.dtype and x.dtype != y.dtype:  # `is`: the cheap common case
+                x, y = _promote(x, y, op)
         else:
             y, b_needs, inputs = b, False, (a,)
+            # a float tensor op a number: numpy's result dtype is PyTorch's already
+            if x.dtype is not float64 and x.dtype is not float32 and x.dtype.kind != "f":
+                x = _promote_with_number(x, b, op)
     else:
         x, a_needs = a, False
         y, b_needs, inputs = b.data, b._requires_grad, (b,)
+        if y.dtype is not float64 and y.dtype is not float32 and y.dtype.kind != "f":
+            y = _promote_with_number(y, a, op)
     try:
         out = forward(x, y)
     except ValueError as error:
@@ -784,29 +907,110 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
                 "together (each trailing dimension must be equal or 1)"
             ) from error
         raise
-    if not (a_needs or b_needs):
-        return _node(out, inputs, op, None, False)
+    # What _node does, written out: this is the hottest path of every training step.
+    t = _new(Tensor)
+    t.data = out if type(out) is np.ndarray else np.asarray(out)
+    t.grad = None
+    t._op = op
+    if (a_needs or b_needs) and modes.grad_enabled:
+        def grad_fn(node):
+            g = node.grad
+            if g is None:
+                return
+            if a_needs:
+                _send(a, g, True) if da is None else _send(a, da(g, x, y, out))
+            if b_needs:
+                _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
 
-    def grad_fn(node):
-        g = node.grad
-        if g is None:
-            return
-        if a_needs:
-            _send(a, g, True) if da is None else _send(a, da(g, x, y, out))
-        if b_needs:
-            _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
+        t._requires_grad = True
+        t._prev = inputs
+        t._grad_fn = grad_fn
+    else:
+        t._requires_grad = False
+        t._prev = ()
+        t._grad_fn = None
+    if modes.anomaly:
+        autograd.check_forward(op, t.data, inputs, _is_finite)
+    return t
 
-    return _node(out, inputs, op, grad_fn, True)
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating, as PyTorch
 
 
-def _operand(other: Any) -> Any:
+def _result_dtype(x: np.ndarray, y: np.ndarray) -> np.dtype:
+    """PyTorch's type promotion for two tensors: the higher category (bool < integer <
+    floating) wins; within one category a dimensioned tensor's dtype wins over a 0-d one's,
+    and two of the same kind promote as usual (float32 + float64 = float64).
+
+    numpy differs on two counts that matter for learners: it makes float32 + int64 float64,
+    and lets a 0-d float64 (a loss weight, a learning rate tensor) turn a float32 batch
+    into float64 -- "float32 stays float32" would break silently."""
+    x_category, y_category = _CATEGORY[x.dtype.kind], _CATEGORY[y.dtype.kind]
+    if x_category != y_category:
+        return x.dtype if x_category > y_category else y.dtype
+    if (x.ndim == 0) != (y.ndim == 0):
+        return y.dtype if x.ndim == 0 else x.dtype
+    return np.promote_types(x.dtype, y.dtype)
+
+
+def _promote(x: np.ndarray, y: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """x and y converted to their PyTorch result dtype (only called when the dtypes differ)."""
+    if op == "-" and (x.dtype.kind == "b" or y.dtype.kind == "b"):
+        _refuse_bool_subtraction()
+    target = _result_dtype(x, y)
+    return (x if x.dtype == target else x.astype(target),
+            y if y.dtype == target else y.astype(target))
+
+
+def _promote_with_number(array: np.ndarray, number: Any, op: str) -> np.ndarray:
+    """The array side of `tensor op number` for a bool or integer tensor.
+
+    numpy already treats Python numbers as weak, as PyTorch does (float32 * 2.0 stays
+    float32, int64 + True stays int64). Left to fix: an integer or bool tensor with a Python
+    float gives the *default* float dtype in PyTorch (numpy: float64), and `-` refuses bools
+    (a bool number is refused earlier, in _operand).
+    """
+    if op == "-" and array.dtype.kind == "b":
+        _refuse_bool_subtraction()
+    if type(number) is float and array.dtype.kind != "f":
+        return array.astype(_default_dtype)
+    return array
+
+
+def _refuse_bool_subtraction() -> NoReturn:
+    raise TypeError("- with a bool operand is not supported, as in PyTorch; to flip a mask "
+                    "use ~mask or mask.logical_not(), to count use mask.long()")
+
+
+def _common_dtype(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The arrays converted to one dtype by PyTorch's promotion (cat and stack: float32 and
+    int64 make float32, where numpy would make float64)."""
+    first = arrays[0].dtype
+    for a in arrays:
+        if a.dtype is not first and a.dtype != first:
+            break
+    else:
+        return arrays  # one dtype already: the common case, no work
+    target = first
+    for array in arrays[1:]:
+        if array.dtype != target:
+            target = _result_dtype(np.empty(0, target), array)
+    return [a if a.dtype == target else a.astype(target) for a in arrays]
+
+
+def _operand(other: Any, op: str = "") -> Any:
     """The other operand of an arithmetic op: a Tensor, a Python number (kept as is, so a
     float32 tensor times 2.0 stays float32), or an array made into a constant tensor."""
-    if type(other) is Tensor:
+    kind = type(other)
+    if kind is float or kind is int or kind is Tensor:  # the common cases first
         return other
-    if isinstance(other, (bool, int, float)) and not isinstance(other, np.generic):
+    if kind is bool or isinstance(other, np.bool_):
+        if op == "-":
+            _refuse_bool_subtraction()
+        return bool(other)
+    if isinstance(other, (int, float)) and not isinstance(other, np.generic):
         return other
-    if isinstance(other, np.generic) and other.dtype.kind in "biuf":
+    if isinstance(other, np.generic) and other.dtype.kind in "iuf":
         return other.item()  # numpy scalars act as Python numbers, as in PyTorch
     if isinstance(other, (np.ndarray, list, tuple)):
         return Tensor(other)
@@ -889,7 +1093,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
     if not tensors:
         raise ValueError("cat() needs at least one tensor")
-    arrays = [t.data for t in tensors]
+    arrays = _common_dtype([t.data for t in tensors])
     try:
         out = np.concatenate(arrays, axis=dim)
     except (ValueError, np.exceptions.AxisError) as error:
@@ -916,7 +1120,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
     if not tensors:
         raise ValueError("stack() needs at least one tensor")
-    arrays = [t.data for t in tensors]
+    arrays = _common_dtype([t.data for t in tensors])
     try:
         out = np.stack(arrays, axis=dim)
     except ValueError as error:
@@ -991,6 +1195,8 @@ def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple | None:
     if dim is None:
         return None
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if not dims:  # torch reads dim=() and dim=[] as "every dimension", numpy as "none"
+        return None
     if ndim == 0:
         if any(d not in (0, -1) for d in dims):
             raise IndexError(f"dim {dim} is out of range for a 0-d tensor")
@@ -1042,39 +1248,65 @@ def _is_advanced(index: Any) -> bool:
 # Creating tensors, PyTorch names.
 # ---------------------------------------------------------------------------------------
 
-def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
+           device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
+    _on_cpu(device)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
-def zeros(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    _on_cpu(device)
     return Tensor(np.zeros(_shape_arg(shape), dtype=dtype or _default_dtype), requires_grad)
 
 
-def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    _on_cpu(device)
     return Tensor(np.ones(_shape_arg(shape), dtype=dtype or _default_dtype), requires_grad)
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.zeros_like(t.data), requires_grad)
+def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+               device: Any = None) -> Tensor:
+    _on_cpu(device)
+    return Tensor(np.zeros_like(t.data, dtype=dtype), requires_grad)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.ones_like(t.data), requires_grad)
+def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+              device: Any = None) -> Tensor:
+    _on_cpu(device)
+    return Tensor(np.ones_like(t.data, dtype=dtype), requires_grad)
 
 
-def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None) -> Tensor:
+def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
+           requires_grad: bool = False, device: Any = None) -> Tensor:
+    """start, start + step, ... below end (arange(n): 0 .. n-1); integers give int64, any
+    float gives the default dtype, as torch.arange."""
+    _on_cpu(device)
     data = np.arange(start, end, step) if end is not None else np.arange(start)
-    return Tensor(data if dtype is None else data.astype(dtype))
+    if dtype is None and data.dtype.kind == "f":
+        dtype = _default_dtype
+    return Tensor(data if dtype is None else data.astype(dtype), requires_grad)
 
 
-def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
     """Standard normal samples from the generator set by manual_seed."""
+    _on_cpu(device)
     data = _generator.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
     return Tensor(data, requires_grad)
 
 
-def rand(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
     """Uniform samples in [0, 1) from the generator set by manual_seed."""
+    _on_cpu(device)
     data = _generator.random(_shape_arg(shape)).astype(dtype or _default_dtype)
     return Tensor(data, requires_grad)
+
+
+def _on_cpu(device: Any) -> None:
+    """The factories' device= argument: None or "cpu"; anything else raises (check_device)."""
+    if device is not None:
+        check_device(device)

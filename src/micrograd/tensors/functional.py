@@ -15,6 +15,7 @@ from micrograd.tensors.engine import (
     Tensor,
     check_same_dtype,
     _node,
+    _promote,
     _send,
     cat,
     stack,
@@ -249,6 +250,8 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
         raise ValueError(
             f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
         )
+    if X.dtype != Y.dtype:  # PyTorch's promotion: an int64 target keeps a float32 loss
+        X, Y = _promote(X, Y, "mse_loss")
     diff = X - Y
     loss, scale = _reduce(diff * diff, reduction)
 

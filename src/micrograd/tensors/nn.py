@@ -8,7 +8,7 @@ engines compute the same numbers.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import numpy as np
 
@@ -70,14 +70,33 @@ class Module:
         for p in self.parameters():
             p.grad = None if set_to_none else np.zeros_like(p.data)
 
-    def to(self, dtype: Any) -> "Module":
-        """Convert every parameter to `dtype` in place; .to("cpu") changes nothing."""
-        if isinstance(dtype, str) and dtype == "cpu":
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
+        """Convert every parameter to a dtype in place, as torch's module.to(dtype),
+        to(device) or to(device, dtype); "cpu" changes nothing, "cuda" etc. raise."""
+        if device is not None:
+            _engine.check_device(device)
+        for arg in args:
+            if _engine._is_device(arg):
+                _engine.check_device(arg)
+            elif dtype is None:
+                dtype = arg
+            else:
+                raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
+        if dtype is None:
             return self
+        dtype = _engine._as_dtype(dtype)
         for p in self.parameters():
             p.data = p.data.astype(dtype)
             p.grad = None
         return self
+
+    def cpu(self) -> "Module":
+        """This module: its parameters live on the CPU already."""
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
+        _engine.check_device("cuda")
 
     def float(self) -> "Module":
         return self.to(np.float32)
