@@ -178,3 +178,16 @@ def test_every_name_in_the_readme_table_resolves_after_a_bare_import_micrograd()
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={"PYTHONPATH": str(SRC)})
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_torch_autograd_gradcheck_of_a_ported_script_is_the_tensor_gradcheck():
+    import micrograd as torch_like  # what `import micrograd as torch` gives a ported script
+
+    from micrograd.tensors.engine import _unary
+    from micrograd.tensors.gradcheck import GradcheckError
+
+    x = micrograd.tensor([0.3, -1.2], requires_grad=True)
+    assert torch_like.autograd.gradcheck(lambda t: (t * t).tanh().sum(), (x,))
+    wrong_sin = lambda t: _unary(t, np.sin(t.data), "sin", lambda g: g * np.sin(t.data))  # noqa: E731
+    with pytest.raises(GradcheckError):
+        torch_like.autograd.gradcheck(wrong_sin, (x,))

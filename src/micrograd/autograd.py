@@ -230,3 +230,13 @@ def check_forward(op: str, result: Any, inputs: tuple, is_finite) -> None:
 
 def _describe(nodes: tuple) -> str:
     return ", ".join(repr(getattr(n, "data", n)) for n in nodes)
+
+
+def __getattr__(name: str) -> Any:
+    """`torch.autograd.gradcheck` in a ported script: the Tensor gradcheck, loaded on first
+    use (it needs numpy; this module stays standard-library only)."""
+    if name == "gradcheck":
+        from micrograd.tensors.gradcheck import gradcheck
+
+        return gradcheck
+    raise AttributeError(f"module 'micrograd.autograd' has no attribute {name!r}")
