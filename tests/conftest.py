@@ -247,3 +247,12 @@ def nodes_by_label(root) -> dict:
     from micrograd.autograd import topological_order
 
     return {node.label: node for node in topological_order(root)}
+
+
+def nodes_within(root, max_depth):
+    """ids of the nodes at most max_depth ops from root (the test's own BFS)."""
+    near, frontier = {id(root)}, [root]
+    for _ in range(max_depth):
+        frontier = [c for n in frontier for c in n._prev if id(c) not in near]
+        near |= {id(c) for c in frontier}
+    return near

@@ -15,7 +15,7 @@ from micrograd.autograd import topological_order
 from micrograd.engine import Value
 from micrograd.viz import parse_expression, to_html
 
-from conftest import LECTURE_BIAS, lecture_neuron, require
+from conftest import LECTURE_BIAS, lecture_neuron, nodes_within, require
 
 pytestmark = pytest.mark.browser
 
@@ -259,20 +259,11 @@ def test_labels_cannot_inject_markup(open_page):
     assert page.errors == []
 
 
-def within(root, max_depth):
-    """ids of the nodes at most max_depth ops from root (the test's own BFS)."""
-    near, frontier = {id(root)}, [root]
-    for _ in range(max_depth):
-        frontier = [c for n in frontier for c in n._prev if id(c) not in near]
-        near |= {id(c) for c in frontier}
-    return near
-
-
 def cut_snapshots(root, max_depth):
     """The drawn nodes' gradients after each page step of a max_depth page, from the engine:
     every backward function runs; a step is one that runs a drawn node or feeds one."""
     order = topological_order(root)
-    near = within(root, max_depth)
+    near = nodes_within(root, max_depth)
     drawn = [n for n in order if id(n) in near]
     for node in order:
         node.grad = 0.0

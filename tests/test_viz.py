@@ -18,7 +18,7 @@ from micrograd.viz import (
     to_mermaid,
 )
 
-from conftest import lecture_expression, lecture_neuron, require_tool
+from conftest import lecture_expression, lecture_neuron, nodes_within, require_tool
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -256,15 +256,6 @@ def page_data(page: str) -> dict:
     return json.loads(re.search(r'id="mg-data">(.*?)</script>', page, re.S).group(1))
 
 
-def within(root, max_depth):
-    """ids of the nodes at most max_depth ops from root (the test's own BFS)."""
-    near, frontier = {id(root)}, [root]
-    for _ in range(max_depth):
-        frontier = [c for n in frontier for c in n._prev if id(c) not in near]
-        near |= {id(c) for c in frontier}
-    return near
-
-
 def x_times_deep_x():
     """L = x * f(x), f six ops deep: x is drawn at depth 1 but also gets a gradient from the
     bottom of f, which max_depth=1 does not draw."""
@@ -286,7 +277,7 @@ def test_html_page_with_max_depth_keeps_every_step_that_changes_a_drawn_gradient
     _, root = build()
     data = page_data(html_page(root, max_depth=depth))
     order = topological_order(root)
-    near = within(root, depth)
+    near = nodes_within(root, depth)
     drawn = [n for n in order if id(n) in near]
     assert len(data["nodes"]) == len(drawn) < len(order)
     expected_steps = [n for n in reversed(order) if n._grad_fn is not None
