@@ -907,31 +907,19 @@ def _binary(a: Any, b: Any, op: str, forward: Callable, da: Callable | None,
                 "together (each trailing dimension must be equal or 1)"
             ) from error
         raise
-    # What _node does, written out: this is the hottest path of every training step.
-    t = _new(Tensor)
-    t.data = out if type(out) is np.ndarray else np.asarray(out)
-    t.grad = None
-    t._op = op
-    if (a_needs or b_needs) and modes.grad_enabled:
-        def grad_fn(node):
-            g = node.grad
-            if g is None:
-                return
-            if a_needs:
-                _send(a, g, True) if da is None else _send(a, da(g, x, y, out))
-            if b_needs:
-                _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
+    if not (a_needs or b_needs):
+        return _node(out, inputs, op, None, False)
 
-        t._requires_grad = True
-        t._prev = inputs
-        t._grad_fn = grad_fn
-    else:
-        t._requires_grad = False
-        t._prev = ()
-        t._grad_fn = None
-    if modes.anomaly:
-        autograd.check_forward(op, t.data, inputs, _is_finite)
-    return t
+    def grad_fn(node):
+        g = node.grad
+        if g is None:
+            return
+        if a_needs:
+            _send(a, g, True) if da is None else _send(a, da(g, x, y, out))
+        if b_needs:
+            _send(b, g, True) if db is None else _send(b, db(g, x, y, out))
+
+    return _node(out, inputs, op, grad_fn, True)
 
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating, as PyTorch
