@@ -46,7 +46,7 @@ def outcome(op, a, b) -> str:
     """The result's dtype name, or 'error' when the op refuses the operands."""
     try:
         result = op(a, b)
-    except (RuntimeError, TypeError):
+    except (RuntimeError, TypeError, ValueError):  # torch says RuntimeError for shapes
         return "error"
     return str(result.dtype).replace("torch.", "")
 
@@ -169,6 +169,19 @@ def test_the_cpu_device_changes_nothing_and_dtypes_still_convert():
         t.to("nonsense")
 
 
+def test_to_takes_non_blocking_and_copy_as_torch():
+    # `x.to(device, non_blocking=True)` is common in training loops
+    for lib in (torch, micrograd):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        assert x.to("cpu", non_blocking=True) is x
+        y = x.to("cpu", copy=True)
+        assert y is not x and y.requires_grad
+        (y * 3).sum().backward()
+        assert np.array_equal(np.asarray(x.grad), [3.0, 3.0])  # the copy passes gradients
+    model = micrograd.tensors.nn.Linear(2, 1)
+    assert model.to("cpu", non_blocking=True) is model
+
+
 # --- ops that combine several tensors promote the same way ------------------------------------
 
 COMBINING = {
@@ -183,16 +196,17 @@ COMBINING = {
 def test_cat_stack_and_mse_loss_promote_as_torch(op_name):
     op = COMBINING[op_name]
     mismatches = []
-    for (name_a, (np_a, torch_a)), (name_b, (np_b, torch_b)) in itertools.product(
-            DTYPES.items(), repeat=2):
+    for (name_a, (np_a, torch_a)), (name_b, (np_b, torch_b)), shape in itertools.product(
+            DTYPES.items(), DTYPES.items(), [(3,), ()]):  # 0-d too: stack takes scalars
         if op_name == "mse_loss" and "float" not in name_a:
             continue  # the input is a float prediction
-        ours = outcome(lambda a, b: op(micrograd, a, b), micrograd.tensor(np.ones(3, np_a)),
-                       micrograd.tensor(np.ones(3, np_b)))
-        theirs = outcome(lambda a, b: op(torch, a, b), torch.ones(3, dtype=torch_a),
-                         torch.ones(3, dtype=torch_b))
+        ours = outcome(lambda a, b: op(micrograd, a, b), micrograd.tensor(np.ones(shape, np_a)),
+                       micrograd.tensor(np.ones(shape, np_b)))
+        theirs = outcome(lambda a, b: op(torch, a, b), torch.ones(shape, dtype=torch_a),
+                         torch.ones(shape, dtype=torch_b))
         if ours != theirs:
-            mismatches.append(f"{op_name}({name_a}, {name_b}): torch {theirs}, ours {ours}")
+            mismatches.append(f"{op_name}({name_a}, {name_b}, shape {shape}): torch {theirs}, "
+                              f"ours {ours}")
     assert not mismatches, "\n".join(mismatches)
 
 

@@ -88,7 +88,7 @@ def _two_arcs(n_samples: int, noise: float | None, seed: int | None, arcs: Any) 
     (n // 2 points), class 1 on the other, rows shuffled by the legacy RandomState, then
     Gaussian noise -- the same generator calls in the same order, so the same points."""
     np = _require("numpy", "moons/circles")
-    rng = np.random.mtrand._rand if seed is None else np.random.RandomState(seed)
+    rng = np.random if seed is None else np.random.RandomState(seed)  # None: global state
     n_out = n_samples // 2
     n_in = n_samples - n_out
     (x_out, y_out), (x_in, y_in) = arcs(np, n_out, n_in)

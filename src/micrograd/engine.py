@@ -406,12 +406,13 @@ def _call_user(name: str, what: str, function: Callable, xs: list) -> Any:
         arguments = ", ".join(repr(x) for x in xs)
         kind = next(k for k in (OverflowError, ZeroDivisionError, ValueError)
                     if isinstance(error, k))  # the plain built-in: a subclass may need more
-        raise kind(
-            f"{what} of the custom op {name!r} at ({arguments}) raised "
-            f"{type(error).__name__}: {error}. Python's math raises where IEEE floats give "
-            "inf or nan; write the function in a form that cannot overflow, or return "
-            "math.inf / math.nan yourself"
-        ) from error
+        advice = ""
+        if kind is not ValueError or str(error) == "math domain error":
+            advice = (". Python's math raises where IEEE floats give inf or nan; write the "
+                      "function in a form that cannot overflow, or return math.inf / "
+                      "math.nan yourself")
+        raise kind(f"{what} of the custom op {name!r} at ({arguments}) raised "
+                   f"{type(error).__name__}: {error}{advice}") from error
 
 
 def define_op(

@@ -80,6 +80,21 @@ def _as_dtype(dtype: Any) -> np.dtype:
         ) from error
 
 
+def to_arguments(args: tuple, dtype: Any, device: Any) -> np.dtype | None:
+    """The dtype asked for by to(dtype) / to(device) / to(device, dtype) (None: none);
+    checks that the device is the CPU. Shared by Tensor.to and Module.to."""
+    if device is not None:
+        check_device(device)
+    for arg in args:
+        if _is_device(arg):
+            check_device(arg)
+        elif dtype is None:
+            dtype = arg
+        else:
+            raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
+    return None if dtype is None else _as_dtype(dtype)
+
+
 def device(name: str = "cpu") -> str:
     """torch.device's stand-in: "cpu" is the only device; others raise a RuntimeError."""
     check_device(name)
@@ -187,8 +202,9 @@ def _quiet(function: Callable) -> Callable:
     """`function` under np.errstate(all="ignore"): inf and nan come back as IEEE defines them
     (1/0 = inf, log 0 = -inf, sqrt -1 = nan), silently, as in PyTorch and the scalar engine.
     numpy would also print a RuntimeWarning pointing into this file; anomaly mode
-    (micrograd.detect_anomaly) is the way to stop at the first inf or nan. Used only where
-    such values can come up, since the context manager costs ~1 us a call."""
+    (micrograd.detect_anomaly) is the way to stop at the first inf or nan. Used only in the
+    forward ops where such values can come up, since the context manager costs ~1 us a call;
+    Tensor.backward() silences the whole backward pass once."""
 
     def call(*args: Any) -> Any:
         with np.errstate(all="ignore"):
@@ -197,8 +213,7 @@ def _quiet(function: Callable) -> Callable:
     return call
 
 
-_divide, _power, _exp, _log, _sqrt = map(_quiet, (np.true_divide, np.power, np.exp, np.log,
-                                                  np.sqrt))
+_exp, _log, _sqrt = map(_quiet, (np.exp, np.log, np.sqrt))  # / and ** below do the same
 
 
 def _true_divide(x: Any, y: Any) -> np.ndarray:
@@ -236,23 +251,19 @@ def _mul_db(g, x, y, out):  # d(xy)/dy = x
 
 
 def _div_da(g, x, y, out):  # d(x/y)/dx = 1/y
-    return _divide(g, y)
+    return g / y
 
 
 def _div_db(g, x, y, out):  # d(x/y)/dy = -x/y^2
-    return _divide(-g * x, y * y)
+    return -g * x / (y * y)
 
 
 def _pow_da(g, x, y, out):  # d(x^y)/dx = y x^(y-1), 0 where y == 0 (as PyTorch)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        local = np.where(y == 0, 0, y * np.power(x, y - 1))
-    return g * local
+    return g * np.where(y == 0, 0, y * np.power(x, y - 1))
 
 
 def _pow_db(g, x, y, out):  # d(x^y)/dy = x^y ln x, 0 where x == 0 and y >= 0 (as PyTorch)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        local = np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
-    return g * local
+    return g * np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
 
 
 def _operator_pair(op: str, forward: Callable, da: Callable | None,
@@ -372,7 +383,8 @@ class Tensor:
                     f"backward(gradient=...) needs the tensor's shape {self.shape}, "
                     f"got shape {tuple(seed.shape)}"
                 )
-        autograd.backward(self, seed, None)
+        with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
+            autograd.backward(self, seed, None)  # here, not in every backward function
 
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
@@ -421,26 +433,17 @@ class Tensor:
         """A copy of the data; gradients flow back to this tensor."""
         return _unary(self, self.data.copy(), "clone", None)
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Tensor":
+    def to(self, *args: Any, dtype: Any = None, device: Any = None, non_blocking: bool = False,
+           copy: bool = False) -> "Tensor":
         """This tensor converted to a dtype (gradients are converted back), as torch's
         to(dtype), to(device), to(device, dtype) or to(other_tensor). The only device is
-        "cpu", which changes nothing; "cuda" and the like raise a RuntimeError."""
-        if device is not None:
-            check_device(device)
-        for arg in args:
-            if isinstance(arg, Tensor):
-                arg = arg.data.dtype
-            if _is_device(arg):
-                check_device(arg)
-            elif dtype is None:
-                dtype = arg
-            else:
-                raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
-        if dtype is None:
-            return self
-        dtype = _as_dtype(dtype)
-        if dtype == self.data.dtype:
-            return self
+        "cpu", which changes nothing; "cuda" and the like raise a RuntimeError.
+        non_blocking is accepted and changes nothing (there is no device to copy to);
+        copy=True returns a new tensor even when nothing needs converting."""
+        args = tuple(a.data.dtype if isinstance(a, Tensor) else a for a in args)
+        dtype = to_arguments(args, dtype, device)
+        if dtype is None or dtype == self.data.dtype:
+            return _unary(self, self.data.copy(), "to", None) if copy else self
         if dtype.kind != "f":
             return _leaf(self.data.astype(dtype))  # integer results are not differentiable
         return _unary(self, self.data.astype(dtype), "to", None)
@@ -606,7 +609,7 @@ class Tensor:
     def log(self) -> "Tensor":
         """ln x;  d/dx = 1/x."""
         x = self.data
-        return _unary(self, _log(x), "log", lambda g: _divide(g, x))
+        return _unary(self, _log(x), "log", lambda g: g / x)
 
     def tanh(self) -> "Tensor":
         """tanh x;  d/dx = 1 - tanh(x)^2."""
@@ -628,7 +631,7 @@ class Tensor:
     def sqrt(self) -> "Tensor":
         """sqrt x;  d/dx = 1 / (2 sqrt x)."""
         r = _sqrt(self.data)
-        return _unary(self, r, "sqrt", lambda g: _divide(g, 2 * r))
+        return _unary(self, r, "sqrt", lambda g: g / (2 * r))
 
     def abs(self) -> "Tensor":
         """|x|;  d/dx = sign(x) (0 at 0, as PyTorch)."""
@@ -679,7 +682,7 @@ class Tensor:
         with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
             out = np.asarray(np.true_divide(x.sum(axis=axes, keepdims=keepdim), count))
         return _unary(self, out, "mean",
-                      lambda g: _spread(_divide(_keep(g, axes, keepdim), count), x.shape))
+                      lambda g: _spread(_keep(g, axes, keepdim) / count, x.shape))
 
     def max(self, dim: int | None = None, keepdim: bool = False) -> "Tensor | MaxMin":
         """The largest element; with `dim`, (values, indices) along it, as torch.max."""
@@ -982,7 +985,8 @@ def _common_dtype(arrays: list[np.ndarray]) -> list[np.ndarray]:
     target = first
     for array in arrays[1:]:
         if array.dtype != target:
-            target = _result_dtype(np.empty(0, target), array)
+            # both as 1-d: stacked tensors share one shape, so the 0-d rule never applies
+            target = _result_dtype(np.empty(0, target), np.empty(0, array.dtype))
     return [a if a.dtype == target else a.astype(target) for a in arrays]
 
 

@@ -70,21 +70,14 @@ class Module:
         for p in self.parameters():
             p.grad = None if set_to_none else np.zeros_like(p.data)
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
+    def to(self, *args: Any, dtype: Any = None, device: Any = None,
+           non_blocking: bool = False) -> "Module":
         """Convert every parameter to a dtype in place, as torch's module.to(dtype),
-        to(device) or to(device, dtype); "cpu" changes nothing, "cuda" etc. raise."""
-        if device is not None:
-            _engine.check_device(device)
-        for arg in args:
-            if _engine._is_device(arg):
-                _engine.check_device(arg)
-            elif dtype is None:
-                dtype = arg
-            else:
-                raise TypeError(f"to() takes one dtype, got {dtype!r} and {arg!r}")
+        to(device) or to(device, dtype); "cpu" changes nothing, "cuda" etc. raise
+        (non_blocking is accepted and changes nothing)."""
+        dtype = _engine.to_arguments(args, dtype, device)
         if dtype is None:
             return self
-        dtype = _engine._as_dtype(dtype)
         for p in self.parameters():
             p.data = p.data.astype(dtype)
             p.grad = None
