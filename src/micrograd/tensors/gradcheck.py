@@ -65,8 +65,8 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                     element = np.unravel_index(k, x.shape) if x.ndim else ()
                     raise GradcheckError(
                         f"gradient of output element {j} with respect to input {i} element "
-                        f"{tuple(int(e) for e in element)}: backward gives {a!r}, central "
-                        f"difference gives {n!r} (atol={atol}, rtol={rtol})"
+                        f"{tuple(int(e) for e in element)}: backward gives {float(a)!r}, "
+                        f"central difference gives {float(n)!r} (atol={atol}, rtol={rtol})"
                     )
     return True
 
