@@ -46,20 +46,15 @@ class DotTimeout(TimeoutError):
         self.seconds = seconds
 
 
+class GraphvizNotFound(OSError):
+    """Graphviz's `dot` program is missing (an OSError, like the FileNotFoundError behind it)."""
+
+
 def _check_timeout(timeout: Any) -> None:
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None (no limit), "
                          f"got {timeout!r}")
-
-
-def _run_layout(command: list, source: bytes | None, timeout: float | None,
-                nodes: int | None) -> subprocess.CompletedProcess:
-    """Run a Graphviz command, stopping it after `timeout` seconds (None: no limit)."""
-    try:
-        return subprocess.run(command, input=source, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
-        raise DotTimeout(nodes, timeout) from None
 
 
 def _escape(text: str, record: bool = False) -> str:
@@ -259,7 +254,12 @@ def _digraph_class(graphviz: Any) -> type:
             refuse(unsupported, "render")
             if outfile is not None:
                 outfile = os.fspath(outfile)
-                format = _outfile_format(graphviz, outfile, format)
+                if format is None:  # from the suffix, as graphviz does: x.png -> png
+                    format = os.path.splitext(outfile)[1][1:].lower()
+                    if format not in graphviz.FORMATS:
+                        raise graphviz.RequiredArgumentError(
+                            f"cannot tell the picture's format from outfile {outfile!r}: "
+                            f"give format= or an outfile ending in .svg, .png, ...")
                 if directory is None:
                     outfile = os.path.join(self.directory, outfile)
                 if filename is None:
@@ -306,22 +306,6 @@ def _digraph_class(graphviz: Any) -> type:
     return Digraph
 
 
-def _outfile_format(graphviz: Any, outfile: str, format: str | None) -> str:
-    """render()'s format for `outfile`: the given one, else the suffix's (x.png: png)."""
-    suffix = os.path.splitext(outfile)[1][1:].lower()
-    if format is not None:
-        return format
-    if suffix not in graphviz.FORMATS:
-        raise graphviz.RequiredArgumentError(
-            f"cannot tell the picture's format from outfile {outfile!r}: give format= or "
-            f"an outfile ending in a format's name, such as .svg or .png")
-    return suffix
-
-
-class GraphvizNotFound(OSError):
-    """Graphviz's `dot` program is missing (an OSError, like the FileNotFoundError behind it)."""
-
-
 def has_dot() -> bool:
     """Is Graphviz's `dot` program on PATH?"""
     return shutil.which("dot") is not None
@@ -337,7 +321,11 @@ def run_dot(source: str, format: str, timeout: float | None = DOT_TIMEOUT,
     _check_timeout(timeout)
     if not has_dot():
         raise GraphvizNotFound(INSTALL_GRAPHVIZ)
-    result = _run_layout(["dot", f"-T{format}"], source.encode(), timeout, nodes)
+    try:
+        result = subprocess.run(["dot", f"-T{format}"], input=source.encode(),
+                                capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
+        raise DotTimeout(nodes, timeout) from None
     if result.returncode != 0:
         raise OSError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout
