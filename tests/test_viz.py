@@ -393,6 +393,7 @@ def test_draw_dot_pipe_and_render_stop_a_slow_dot_and_say_how_big_and_what_to_do
         picture.render(outfile=tmp_path / "L.svg")
     with pytest.raises(DotTimeout, match="7-node"):
         picture.render("L", directory=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["slow-bin"]  # no half-made files
     assert picture.timeout == 0.5  # the per-call limit was for that call only
     assert DotTimeout.__mro__[1] is TimeoutError
     # in Jupyter the cell says why there is no picture instead of hanging

@@ -265,13 +265,13 @@ def _digraph_class(graphviz: Any) -> type:
                 if filename is None:
                     filename = os.fspath(pathlib.Path(outfile).with_suffix(".gv"))
             format = format or self.format
+            picture = layout(self, format, timeout, engine)  # first: no files if dot fails
             source_path = self.save(filename, directory=directory)
             if outfile is None:
                 outfile = f"{source_path}.{format}"
             elif os.path.abspath(outfile) == os.path.abspath(source_path):
                 raise ValueError(f"outfile {outfile!r} must be different from the DOT source "
                                  f"file it is made from")
-            picture = layout(self, format, timeout, engine)
             outfile = os.fspath(pathlib.Path(outfile))
             with open(outfile, "wb") as file:
                 file.write(picture)
