@@ -1,8 +1,16 @@
 """The `micrograd` command: argument parsing and the errors a user sees."""
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from micrograd.cli import main, parse_assignments
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
 def test_assignments_become_floats():
@@ -61,6 +69,8 @@ def test_trace_of_an_expression_starting_with_minus(capsys, argv, grads):
     (["--output={out}"], []),
     (["-o{out}", "--rankdir", "TB"], []),
     ([], ["-o", "{out}", "--max-depth", "3"]),
+    (["--max-depth", "2"], ["-o", "{out}"]),  # an option with a value before the expression
+    (["--rankdir", "TB", "--timeout", "5", "-o", "{out}"], []),
 ])
 def test_graph_of_an_expression_starting_with_minus(tmp_path, capsys, before, after):
     out = str(tmp_path / "g.mmd")
@@ -69,6 +79,58 @@ def test_graph_of_an_expression_starting_with_minus(tmp_path, capsys, before, af
         capsys.readouterr().err
     mermaid = (tmp_path / "g.mmd").read_text()
     assert "data -6.0000" in mermaid and "grad -3.0000" in mermaid  # -x*y and x's gradient
+
+
+@pytest.mark.parametrize("abbreviated", [["--max", "2"], ["--rank", "TB"], ["--time", "5"],
+                                         ["--max=2"], ["--outp", "{out}"]])
+def test_abbreviated_options_are_argparse_errors_that_name_them(tmp_path, capsys, abbreviated):
+    """argparse would take --max for --max-depth; protect_expression knows full names only,
+    so an abbreviation used to turn "-x*y" into 'unrecognized arguments: -x*y'."""
+    out = str(tmp_path / "g.mmd")
+    argv = ["graph", *[a.format(out=out) for a in abbreviated], "-x*y", "x=2", "y=3", "-o", out]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and abbreviated[0].split("=")[0] in err, err
+    assert "unrecognized arguments" in err and not (tmp_path / "g.mmd").exists()
+
+
+def test_protect_expression_knows_every_option_of_graph_and_trace(capsys):
+    """build_parser records each graph/trace option (and if it takes a value) for
+    protect_expression; the oracle is argparse's own --help text."""
+    from micrograd.cli import build_parser
+
+    recorded = {}
+    build_parser(recorded)
+    for command, with_value in (("graph", {"-o", "--output", "--rankdir", "--max-depth",
+                                           "--timeout"}), ("trace", set())):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        options_part = capsys.readouterr().out.split("options:")[1]
+        shown = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", options_part))
+        assert set(recorded[command]) == shown
+        assert {option for option, value in recorded[command].items() if value} == with_value
+
+
+def test_graph_timeout_default_is_draw_dots(capsys):
+    from micrograd.cli import build_parser
+    from micrograd.viz.dot import DOT_TIMEOUT
+
+    args = build_parser().parse_args(["graph", "x", "x=1", "-o", "g.svg"])
+    assert args.timeout == DOT_TIMEOUT
+    with pytest.raises(SystemExit):
+        main(["graph", "--help"])
+    assert f"(default: {DOT_TIMEOUT:g})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_help_imports_neither_numpy_nor_graphviz():
+    code = ("import sys\nfrom micrograd.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print([m for m in ('numpy', 'graphviz', 'torch') if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=SRC), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("[]"), result.stdout
 
 
 def test_misspelt_options_are_still_argparse_errors(capsys):

@@ -105,6 +105,9 @@ def test_missing_dot_program_says_how_to_install_and_keeps_the_source(monkeypatc
     with pytest.raises(graphviz.ExecutableNotFound) as caught:
         picture.pipe()
     assert "apt install graphviz" in str(caught.value) and "\n" not in str(caught.value)
+    assert isinstance(caught.value, GraphvizNotFound)  # render_expression's error too
+    with pytest.raises(graphviz.ExecutableNotFound, match="apt install graphviz"):
+        picture.render(tmp_path / "L")
     assert "digraph" in picture.source and "grad 6.0000" in picture.source
     assert "apt install graphviz" in picture._repr_mimebundle_()["text/plain"]
     with pytest.raises(GraphvizNotFound, match="apt install graphviz"):
@@ -390,6 +393,7 @@ def test_draw_dot_pipe_and_render_stop_a_slow_dot_and_say_how_big_and_what_to_do
         picture.render(outfile=tmp_path / "L.svg")
     with pytest.raises(DotTimeout, match="7-node"):
         picture.render("L", directory=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["slow-bin"]  # no half-made files
     assert picture.timeout == 0.5  # the per-call limit was for that call only
     assert DotTimeout.__mro__[1] is TimeoutError
     # in Jupyter the cell says why there is no picture instead of hanging
@@ -409,7 +413,7 @@ def test_draw_dot_has_a_time_limit_by_default_and_checks_it():
 
 
 def test_render_with_the_time_limit_still_writes_real_pictures(tmp_path):
-    """render()/pipe() now run `dot` through our hooks: the usual calls must still work."""
+    """render()/pipe() run `dot` through run_dot: the usual calls must still work."""
     require_tool("dot")
     picture = draw_dot(lecture_expression(backward=True))
     default_name = Path(picture.render("L", directory=tmp_path))
@@ -420,6 +424,107 @@ def test_render_with_the_time_limit_still_writes_real_pictures(tmp_path):
     assert picture.pipe(encoding="utf-8").lstrip().startswith("<?xml")
     pdf = Path(picture.render(tmp_path / "L2", format="pdf", cleanup=True))
     assert pdf.read_bytes().startswith(b"%PDF") and not (tmp_path / "L2").exists()
+
+
+def files_under(folder):
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+RENDER_CALLS = [((), {}), (("mlp",), {}), (("name",), {"format": "png"}),
+                ((), {"outfile": "x.png"}), (("c",), {"cleanup": True}),
+                (("d",), {"directory": "sub"}), ((), {"outfile": "sub2/y.svg"}),
+                ((), {"outfile": "z.png", "directory": "dd"}),
+                (("mlp",), {"format": "pdf", "cleanup": True}),
+                ((), {"outfile": "s.gv"}),  # the picture would overwrite its source: an error
+                ((), {"outfile": "noext"})]  # no format to be had: an error
+
+
+@pytest.mark.parametrize("args, kwargs", RENDER_CALLS,
+                         ids=[f"{a}{k}" for a, k in RENDER_CALLS])
+def test_render_writes_the_files_graphviz_itself_writes(tmp_path, monkeypatch, args, kwargs):
+    """The oracle is graphviz's own render() of the same DOT source, in a folder beside."""
+    require_tool("dot")
+    import graphviz
+
+    ours = draw_dot(lecture_expression(backward=True))
+    plain = graphviz.Digraph(body=list(ours.body), graph_attr=dict(ours.graph_attr),
+                             format=ours.format)
+    assert type(plain) is not type(ours) and plain.source == ours.source
+    results = []
+    for picture, folder in ((plain, tmp_path / "graphviz"), (ours, tmp_path / "ours")):
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        try:
+            results.append(picture.render(*args, **kwargs))
+        except Exception as error:  # noqa: BLE001 -- the same error is the expected result
+            results.append(type(error))
+        results.append((os.fspath(picture.filename), picture.directory, picture.format))
+        results.append(files_under(folder))
+    assert results[:3] == results[3:]
+
+
+def test_render_view_opens_the_picture_with_graphvizs_viewer(tmp_path, monkeypatch):
+    require_tool("dot")
+    import graphviz
+
+    opened = []
+    monkeypatch.setattr(graphviz, "view", lambda path, quiet=False: opened.append((path, quiet)))
+    picture = draw_dot(lecture_expression(backward=True))
+    path = picture.render("L", directory=tmp_path, view=True)
+    assert opened == [(path, False)] and Path(path) == tmp_path / "L.svg"
+    path = picture.view("L2", directory=tmp_path, cleanup=True, quiet_view=True)  # graphviz's
+    assert opened[1] == (path, True) and Path(path).exists()
+    assert not (tmp_path / "L2").exists()
+
+
+def test_copy_keeps_the_time_limit(tmp_path, monkeypatch):
+    from micrograd.viz import DotTimeout
+
+    picture = draw_dot(lecture_expression(backward=True), timeout=0.3)
+    twin = picture.copy()
+    assert twin is not picture and twin.source == picture.source
+    assert (twin.timeout, twin.drawn_nodes) == (0.3, 7)
+    slow_dot(tmp_path, monkeypatch)
+    with pytest.raises(DotTimeout, match="7-node graph within 0.3 s"):
+        twin.pipe()
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda p: p.render("x", renderer="cairo"), "renderer="),
+    (lambda p: p.pipe(formatter="cairo", neato_no_op=1), "formatter=, neato_no_op="),
+    (lambda p: p.render(outfile="x.png", overwrite_source=True), "overwrite_source="),
+    (lambda p: p.pipe(engine="neato"), "'neato'"),
+])
+def test_graphviz_options_it_cannot_time_limit_are_refused_by_name(tmp_path, monkeypatch,
+                                                                   call, named):
+    monkeypatch.chdir(tmp_path)
+    picture = draw_dot(lecture_expression(backward=True))
+    with pytest.raises(TypeError, match=re.escape(named) + ".*graphviz.Source"):
+        call(picture)
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_engine_and_format_are_checked_before_dot_runs(tmp_path, monkeypatch):
+    slow_dot(tmp_path, monkeypatch)  # reaching `dot` would be a DotTimeout, not these errors
+    picture = draw_dot(lecture_expression(backward=True), timeout=5)
+    picture.engine = "neato"
+    with pytest.raises(TypeError, match="laid out by dot only, not 'neato'"):
+        picture.pipe()
+    picture.engine = "dot"
+    with pytest.raises(ValueError, match="unknown format 'gif2'"):
+        picture.pipe(format="gif2")
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        picture.pipe(timeout=0)
+
+
+def test_jupyter_display_offers_the_formats_asked_for():
+    require_tool("dot")
+    picture = draw_dot(lecture_expression(backward=True))
+    assert picture._repr_mimebundle_(include=[]) == {}
+    bundle = picture._repr_mimebundle_(include=["image/png", "image/svg+xml"],
+                                       exclude=["image/svg+xml"])
+    assert list(bundle) == ["image/png"] and bundle["image/png"].startswith(PNG_SIGNATURE)
 
 
 def test_render_expression_stops_a_slow_dot(tmp_path, monkeypatch):

@@ -15,10 +15,11 @@ import os
 import sys
 import tempfile
 import warnings
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
+
+from micrograd.viz.dot import DOT_TIMEOUT  # imports no optional package
 
 MAX_SEED = 2**32 - 1  # numpy's (and so scikit-learn's) seeds are 0 .. 2**32 - 1
-DOT_TIMEOUT = 60.0  # seconds `micrograd graph` gives Graphviz (as micrograd.viz.dot.DOT_TIMEOUT)
 # an expression may start with unary minus; argparse would take "-x*y" for an option
 EXPRESSION_COMMANDS = ("graph", "trace")
 
@@ -66,7 +67,8 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
-def protect_expression(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+def protect_expression(argv: Sequence[str],
+                       options: Mapping[str, Mapping[str, bool]]) -> list[str]:
     """argv with a graph/trace expression that starts with '-' (unary minus: "-x*y",
     "-2*x") made unmistakable for argparse, which would take it for an unknown option.
 
@@ -74,30 +76,28 @@ def protect_expression(argv: Sequence[str], parser: argparse.ArgumentParser) -> 
     (or an option's value); a leading space makes argparse see a positional argument, and
     main() strips it again. Anything after `--` is left alone. One reading is ambiguous:
     "-ofile" is taken for `-o file`, not for minus a variable named ofile (write "- ofile").
+    `options` is build_parser's {command: {option: takes a value}} of graph and trace.
     """
     argv = list(argv)
     if not argv or argv[0] not in EXPRESSION_COMMANDS:
         return argv
-    command = _subparser(parser, argv[0])
-    takes_value = {opt for action in command._actions if action.option_strings
-                   and action.nargs != 0 for opt in action.option_strings}
-    options = {opt for action in command._actions for opt in action.option_strings}
+    takes_value = options[argv[0]]
     k = 1
     while k < len(argv):
         arg = argv[k]
         if arg == "--" or not arg.startswith("-") or arg.startswith(" "):
             return argv
-        if arg in options or arg.startswith("--") or _attached_value(arg, options):
-            # an option, an option with its value attached (-ofile.svg), or a misspelt
-            # long option (argparse's error names it)
-            k += 2 if arg in takes_value else 1
+        if arg in takes_value or arg.startswith("--") or _attached_value(arg, takes_value):
+            # an option, an option with its value attached (-ofile.svg), or a misspelt or
+            # abbreviated long option (argparse's error names it)
+            k += 2 if takes_value.get(arg) else 1
             continue
         argv[k] = " " + arg  # the expression, e.g. "-x*y"
         return argv
     return argv
 
 
-def _attached_value(arg: str, options: set) -> bool:
+def _attached_value(arg: str, options: Iterable[str]) -> bool:
     """Is `arg` a short option with its value attached, like -ofile.svg or -o/tmp/g.png?
 
     Such a value is a file name: it ends in an output suffix or has no operator in it;
@@ -110,14 +110,18 @@ def _attached_value(arg: str, options: set) -> bool:
     return False
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action.choices[name]
-    raise KeyError(name)
+def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
+                 ) -> argparse.ArgumentParser:
+    """The `micrograd` parser. If given, `expression_options` is filled with the options of
+    the commands that take an expression ({command: {option: takes a value}}), which
+    protect_expression needs."""
+    known = {} if expression_options is None else expression_options
 
+    def record(command: str, *actions: argparse.Action) -> None:
+        options = known.setdefault(command, {"-h": False, "--help": False})  # argparse's own
+        for action in actions:
+            options.update(dict.fromkeys(action.option_strings, action.nargs != 0))
 
-def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="micrograd", description="A tiny autograd engine for learning backpropagation."
     )
@@ -132,22 +136,28 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
                       help="Value (scalar) or Tensor engine (default: scalar; digits: tensor)")
 
-    graph = commands.add_parser("graph", help="draw an expression's graph with its gradients")
+    # no abbreviated options (--max for --max-depth): protect_expression knows full names only
+    graph = commands.add_parser("graph", help="draw an expression's graph with its gradients",
+                                allow_abbrev=False)
     graph.add_argument("expr", help='an expression such as "(a*b + c)*f", "tanh(x1*w1 + b)" '
                                     'or "-x*y"')
     graph.add_argument("values", nargs="*", help="variable values: a=2 b=-3 ...")
-    graph.add_argument("-o", "--output", required=True,
-                       help="output file: .svg, .png, .dot, .mmd or .html")
-    graph.add_argument("--rankdir", default="LR", choices=["LR", "TB", "RL", "BT"])
-    graph.add_argument("--max-depth", type=int, default=None, metavar="N",
-                       help="draw only the nodes within N ops of the output (for big graphs)")
-    graph.add_argument("--timeout", type=positive_seconds, default=DOT_TIMEOUT, metavar="S",
-                       help=f"seconds to give Graphviz for .svg/.png before stopping it "
-                            f"(default: {DOT_TIMEOUT:g})")
+    record("graph",
+           graph.add_argument("-o", "--output", required=True,
+                              help="output file: .svg, .png, .dot, .mmd or .html"),
+           graph.add_argument("--rankdir", default="LR", choices=["LR", "TB", "RL", "BT"]),
+           graph.add_argument("--max-depth", type=int, default=None, metavar="N",
+                              help="draw only the nodes within N ops of the output "
+                                   "(for big graphs)"),
+           graph.add_argument("--timeout", type=positive_seconds, default=DOT_TIMEOUT,
+                              metavar="S", help=f"seconds to give Graphviz for .svg/.png "
+                                                f"before stopping it (default: {DOT_TIMEOUT:g})"))
 
-    trace = commands.add_parser("trace", help="print the backward pass step by step")
+    trace = commands.add_parser("trace", help="print the backward pass step by step",
+                                allow_abbrev=False)
     trace.add_argument("expr")
     trace.add_argument("values", nargs="*", help="variable values: a=2 b=-3 ...")
+    record("trace")
 
     check = commands.add_parser(
         "check", help="diagnose the bugs in your own micrograd engine",
@@ -170,8 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(protect_expression(sys.argv[1:] if argv is None else argv, parser))
+    expression_options: dict[str, dict[str, bool]] = {}
+    parser = build_parser(expression_options)
+    args = parser.parse_args(protect_expression(sys.argv[1:] if argv is None else argv,
+                                                expression_options))
     try:
         if args.command == "demo":
             from micrograd.demos import run_demo

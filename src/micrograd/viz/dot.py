@@ -12,9 +12,9 @@ its parameters are filled light blue and its constants grey.
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import subprocess
-import sys
 from typing import Any, Callable, Mapping
 
 from micrograd.viz.graph import (GraphView, check_rankdir, fmt4, is_array_node, is_parameter,
@@ -46,20 +46,15 @@ class DotTimeout(TimeoutError):
         self.seconds = seconds
 
 
+class GraphvizNotFound(OSError):
+    """Graphviz's `dot` program is missing (an OSError, like the FileNotFoundError behind it)."""
+
+
 def _check_timeout(timeout: Any) -> None:
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None (no limit), "
                          f"got {timeout!r}")
-
-
-def _run_layout(command: list, source: bytes | None, timeout: float | None,
-                nodes: int | None) -> subprocess.CompletedProcess:
-    """Run a Graphviz command, stopping it after `timeout` seconds (None: no limit)."""
-    try:
-        return subprocess.run(command, input=source, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
-        raise DotTimeout(nodes, timeout) from None
 
 
 def _escape(text: str, record: bool = False) -> str:
@@ -156,7 +151,9 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
     within N ops of root (the rest is summarised in one dashed note, not dropped silently).
     `names` ({name: node}, e.g. `dict(model.named_parameters())`) names unlabelled nodes.
     `timeout`: seconds `.render()`/`.pipe()` give `dot` before stopping it with DotTimeout
-    (None: no limit); both also take `timeout=` for one call.
+    (None: no limit); both also take `timeout=` for one call. They take graphviz's usual
+    arguments except renderer=/formatter=/neato_no_op= and other engines (a TypeError:
+    use `graphviz.Source(picture.source)` for those, without a time limit).
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
@@ -181,52 +178,50 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
 
 
 _DIGRAPH = None
-_UNSET = object()
+_UNSET = object()  # "no timeout= given" (None already means "no limit")
+# Jupyter mimetype -> (format, encoding) of the picture, as graphviz's own display offers
+JUPYTER_FORMATS = {"image/svg+xml": ("svg", "utf-8"), "image/png": ("png", None),
+                   "image/jpeg": ("jpeg", None)}
 
 
 def _digraph_class(graphviz: Any) -> type:
-    """graphviz.Digraph whose layouts stop after a time limit and whose errors for a
-    missing `dot` say how to install it."""
+    """graphviz.Digraph whose pipe(), render() and Jupyter display run `dot` through run_dot:
+    with a time limit, and with an install hint when `dot` is missing.
+
+    Only graphviz's public API is used. Options that need graphviz's own runner (renderer=,
+    formatter=, neato_no_op=, an engine other than dot, ...) are a TypeError naming them:
+    `graphviz.Source(picture.source)` takes them all, without a time limit.
+    """
     global _DIGRAPH
     if _DIGRAPH is not None:
         return _DIGRAPH
-    try:  # graphviz's internals that the hooks below use (graphviz 0.20 and 0.21)
-        from graphviz.backend import dot_command, rendering
-    except ImportError:  # a graphviz laid out otherwise: pictures still work, without a limit
-        dot_command = rendering = None
 
-    class GraphvizNotInstalled(graphviz.ExecutableNotFound):
-        def __str__(self) -> str:
-            return INSTALL_GRAPHVIZ
+    class GraphvizNotInstalled(GraphvizNotFound, graphviz.ExecutableNotFound):
+        """No `dot`: graphviz's error and ours at once, with the install hint as message."""
 
-    def explained(method: Callable) -> Callable:
-        def wrapper(self, *args, timeout: Any = _UNSET, **kwargs):
-            saved = self.timeout
-            if timeout is not _UNSET:
-                _check_timeout(timeout)
-                self.timeout = timeout
-            try:
-                return method(self, *args, **kwargs)
-            except graphviz.ExecutableNotFound as error:
-                raise GraphvizNotInstalled(error.args) from None
-            finally:
-                self.timeout = saved
-        wrapper.__name__ = method.__name__
-        wrapper.__doc__ = method.__doc__
-        return wrapper
-
-    def run(self, command: list, source: bytes | None, quiet: bool) -> bytes:
-        """What graphviz's own runner does (errors included), plus the time limit."""
+    def layout(picture: Any, format: str | None, timeout: Any, engine: str | None) -> bytes:
+        format = format or picture.format
+        if (engine or picture.engine) != "dot":
+            raise TypeError(f"draw_dot's picture is laid out by dot only, not "
+                            f"{engine or picture.engine!r}; graphviz.Source(picture.source, "
+                            f"engine=...) takes other engines (without a time limit)")
+        if format not in graphviz.FORMATS:
+            raise ValueError(f"unknown format {format!r}: expected one of "
+                             f"{', '.join(sorted(graphviz.FORMATS))}")
         try:
-            done = _run_layout(command, source, self.timeout, self.drawn_nodes or None)
-        except FileNotFoundError:
-            raise graphviz.ExecutableNotFound(command) from None
-        if done.returncode != 0:
-            raise graphviz.CalledProcessError(done.returncode, command, output=done.stdout,
-                                              stderr=done.stderr)
-        if not quiet and done.stderr:
-            sys.stderr.write(done.stderr.decode(errors="replace"))
-        return done.stdout
+            return run_dot(picture.source, format,
+                           picture.timeout if timeout is _UNSET else timeout,
+                           picture.drawn_nodes or None)
+        except GraphvizNotFound:
+            raise GraphvizNotInstalled(INSTALL_GRAPHVIZ) from None
+
+    def refuse(options: dict, method: str) -> None:
+        if options:
+            named = ", ".join(f"{name}=" for name in sorted(options))
+            raise TypeError(f"draw_dot's picture does not take {named} in .{method}() (it runs "
+                            f"Graphviz's dot itself, with a time limit); "
+                            f"graphviz.Source(picture.source) takes every graphviz option, "
+                            f"without a time limit")
 
     class Digraph(graphviz.Digraph):
         """A graphviz.Digraph; `dot` is stopped after `timeout` seconds (DotTimeout), and
@@ -235,63 +230,80 @@ def _digraph_class(graphviz: Any) -> type:
         timeout: float | None = DOT_TIMEOUT
         drawn_nodes: int = 0  # values in the picture, for DotTimeout's message
 
-        render = explained(graphviz.Digraph.render)
-        pipe = explained(graphviz.Digraph.pipe)
+        def pipe(self, format: str | None = None, *, encoding: str | None = None,
+                 timeout: Any = _UNSET, quiet: bool = False, engine: str | None = None,
+                 **unsupported: Any) -> bytes | str:
+            """The picture laid out by dot (bytes; str if `encoding` is given).
 
-        # graphviz runs `dot` through these three hooks (meant for mocking); ours add the limit
-        if dot_command is not None:
-            @property
-            def _pipe_lines(self) -> Callable:
-                def pipe_lines(engine, format, input_lines, *, input_encoding, renderer=None,
-                               formatter=None, neato_no_op=None, quiet=False) -> bytes:
-                    command = dot_command.command(engine, format, renderer=renderer,
-                                                  formatter=formatter, neato_no_op=neato_no_op)
-                    source = "".join(input_lines).encode(input_encoding)
-                    return run(self, command, source, quiet)
-                return pipe_lines
+            `timeout` overrides the picture's time limit for this call; dot's own messages
+            are never printed (`quiet` is accepted for graphviz's signature)."""
+            refuse(unsupported, "pipe")
+            output = layout(self, format, timeout, engine)
+            return output if encoding is None else output.decode(encoding)
 
-            @property
-            def _pipe_lines_string(self) -> Callable:
-                def pipe_lines_string(engine, format, input_lines, *, encoding, **options) -> str:
-                    return self._pipe_lines(engine, format, input_lines, input_encoding=encoding,
-                                            **options).decode(encoding)
-                return pipe_lines_string
+        def render(self, filename: Any = None, directory: Any = None, view: bool = False,
+                   cleanup: bool = False, format: str | None = None, *, outfile: Any = None,
+                   timeout: Any = _UNSET, quiet: bool = False, quiet_view: bool = False,
+                   engine: str | None = None, **unsupported: Any) -> str:
+            """Save the DOT source, then the picture next to it; return the picture's path.
 
-            @property
-            def _render(self) -> Callable:
-                def render(engine, format, filepath, renderer=None, formatter=None,
-                           neato_no_op=None, quiet=False, *, outfile=None,
-                           raise_if_result_exists=False, overwrite_filepath=False) -> str:
-                    if outfile is None:
-                        outfile = rendering.get_outfile(filepath, format=format, renderer=renderer,
-                                                        formatter=formatter)
-                    elif (not overwrite_filepath
-                          and os.path.abspath(outfile) == os.path.abspath(filepath)):
-                        raise ValueError(f"outfile {os.fspath(outfile)!r} must be different from "
-                                         f"the DOT source file it is made from")
-                    if raise_if_result_exists and os.path.exists(outfile):
-                        raise graphviz.FileExistsError(f"output file exists: {os.fspath(outfile)!r}")
-                    command = dot_command.command(engine, format, renderer=renderer,
-                                                  formatter=formatter, neato_no_op=neato_no_op)
-                    run(self, command + ["-o", os.fspath(outfile), os.fspath(filepath)], None, quiet)
-                    return os.fspath(outfile)
-                return render
+            Files are named as graphviz names them: render("mlp") writes mlp and mlp.svg,
+            render(outfile="x.png") writes x.gv and x.png (the format from the suffix);
+            cleanup=True deletes the DOT file, view=True opens the picture.
+            """
+            refuse(unsupported, "render")
+            if outfile is not None:
+                outfile = os.fspath(outfile)
+                if format is None:  # from the suffix, as graphviz does: x.png -> png
+                    format = os.path.splitext(outfile)[1][1:].lower()
+                    if format not in graphviz.FORMATS:
+                        raise graphviz.RequiredArgumentError(
+                            f"cannot tell the picture's format from outfile {outfile!r}: "
+                            f"give format= or an outfile ending in .svg, .png, ...")
+                if directory is None:
+                    outfile = os.path.join(self.directory, outfile)
+                if filename is None:
+                    filename = os.fspath(pathlib.Path(outfile).with_suffix(".gv"))
+            format = format or self.format
+            picture = layout(self, format, timeout, engine)  # first: no files if dot fails
+            source_path = self.save(filename, directory=directory)
+            if outfile is None:
+                outfile = f"{source_path}.{format}"
+            elif os.path.abspath(outfile) == os.path.abspath(source_path):
+                raise ValueError(f"outfile {outfile!r} must be different from the DOT source "
+                                 f"file it is made from")
+            outfile = os.fspath(pathlib.Path(outfile))
+            with open(outfile, "wb") as file:
+                file.write(picture)
+            if cleanup:
+                os.remove(source_path)
+            if view or quiet_view:
+                graphviz.view(outfile, quiet=quiet_view)
+            return outfile
 
-        def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        def _repr_mimebundle_(self, include: Any = None, exclude: Any = None,
+                              **_: Any) -> dict:
+            """Jupyter's display: the SVG picture, or text saying why there is none."""
+            wanted = set(include) if include is not None else {"image/svg+xml"}
+            wanted -= set(exclude or ())
             try:
-                return super()._repr_mimebundle_(include, exclude, **kwargs)
+                return {mime: self.pipe(format=format, encoding=encoding)
+                        for mime, (format, encoding) in JUPYTER_FORMATS.items()
+                        if mime in wanted}
             except graphviz.ExecutableNotFound:
                 return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
-            except DotTimeout as error:  # Jupyter: say why there is no picture
+            except DotTimeout as error:  # say why there is no picture instead of hanging
                 return {"text/plain": str(error)}
+
+        def copy(self) -> Any:
+            """An independent copy, with the same time limit."""
+            twin = super().copy()
+            twin.timeout, twin.drawn_nodes = self.timeout, self.drawn_nodes
+            return twin
 
     Digraph.__module__ = __name__
     _DIGRAPH = Digraph
     return Digraph
-
-
-class GraphvizNotFound(OSError):
-    """Graphviz's `dot` program is missing (an OSError, like the FileNotFoundError behind it)."""
 
 
 def has_dot() -> bool:
@@ -309,7 +321,11 @@ def run_dot(source: str, format: str, timeout: float | None = DOT_TIMEOUT,
     _check_timeout(timeout)
     if not has_dot():
         raise GraphvizNotFound(INSTALL_GRAPHVIZ)
-    result = _run_layout(["dot", f"-T{format}"], source.encode(), timeout, nodes)
+    try:
+        result = subprocess.run(["dot", f"-T{format}"], input=source.encode(),
+                                capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
+        raise DotTimeout(nodes, timeout) from None
     if result.returncode != 0:
         raise OSError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout
