@@ -167,9 +167,11 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                "  1  at least one probe FAILED (a bug; also a missing op named in --require)\n"
                "     or hit an ERROR (the file could not be loaded, or a probe hung)\n"
                "  2  bad path or option\n"
-               "WARN is advisory and never a bug: a recursive topological sort that is too\n"
-               "deep for a 2,000-op chain, a second backward() on the same graph, a notebook\n"
-               "cell that raises, an MLP the checker cannot compare.")
+               "WARN is a note about the file, not the engine: a notebook cell that raised\n"
+               "or ran too long, an MLP the checker cannot compare. Everything the engine\n"
+               "gets wrong is a FAIL, including what the lecture's engine and micrograd 0.1.0\n"
+               "get wrong too (a recursive sort too deep for a 2,000-op chain, stale\n"
+               "gradients on a second backward()).")
     check.add_argument("path", help="your engine: file.py or file.py:ClassName")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")

@@ -70,6 +70,9 @@ class Value:
             elif child not in seen:
                 seen.add(child)
                 stack.append((child, iter(child._prev)))
+        for node in topo:
+            if node._prev:
+                node.grad = 0.0  # a second backward() on this graph starts inner nodes clean
         self.grad = 1.0
         for node in reversed(topo):
             node._backward()

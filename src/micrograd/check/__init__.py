@@ -327,8 +327,10 @@ def run_check(path: str, as_json: bool = False, junit: str | None = None,
               timeout: float = 20.0, require: str | Sequence[str] | None = None) -> int:
     """The `micrograd check` command: print the report; 0 if no probe failed or errored, else 1.
 
-    Warnings (advisory, never a bug) and ops the engine lacks (unless --require names them)
-    do not change the exit code; every real bug is a FAIL.
+    Every probe of the engine that does not pass is a FAIL. Warnings are notes about the
+    file, not the engine (a notebook cell that raised or ran too long, an MLP the checker
+    could not compare); they and the ops the engine lacks (unless --require names them) do
+    not change the exit code.
     """
     report = check_engine(path, timeout=timeout, require=require)  # it splits 'file.py:Class'
     if as_json:

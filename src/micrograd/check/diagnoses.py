@@ -170,11 +170,13 @@ _add("backward-stored-none", "`out._backward = _backward()` stores None",
 _add("recursion-limit", "recursive topological sort hits Python's recursion limit",
      """Your backward() builds the topological order with a recursive function, one Python
      frame per node on the path. A chain of 2,000 ops (a long training sequence, an RNN
-     unrolled over time) exceeds Python's default limit of 1,000 frames. Correct for small
-     graphs, so this is a warning; an explicit stack removes the limit.""",
+     unrolled over time) exceeds Python's default limit of 1,000 frames and backward()
+     crashes. The lecture's engine and micrograd 0.1.0 do the same (0.1.0 stops past ~990
+     ops): right for the lecture's small graphs, broken for deep ones. An explicit stack
+     removes the limit.""",
      "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
      "stack = [(self, False)]; while stack: v, done = stack.pop(); ...  # iterative DFS",
-     "advisory")
+     "the lecture's build_topo and micrograd 0.1.0 break here too")
 _add("infinite-recursion", "an op calls itself forever",
      """Running this expression recursed until Python's limit of 1,000 nested calls: an op
      that calls itself (for example __neg__ written as `return -self`, or __sub__ as
@@ -236,18 +238,23 @@ _add("zero-grad-broken", "zero_grad() leaves gradients that are not 0",
      "textbook pitfall 2")
 _add("backward-resets-grads", "a second backward() replaces leaf gradients",
      """In PyTorch (and micrograd) gradients of leaves accumulate across backward() calls, so
-     you zero them yourself each step. Your backward() resets them instead. Not wrong for a
-     training loop that calls backward once per step, but it differs from PyTorch.""",
+     you zero them yourself each step (zero_grad). Your backward() resets them instead, so
+     the gradients of two losses can't be added up by calling backward() on each, as
+     PyTorch code does (gradient accumulation over minibatches). A training loop with one
+     backward() per step still works.""",
      "(a*b).backward(); (a*b).backward()  ->  a.grad = 2*b in PyTorch",
-     "don't reset leaf grads inside backward(); use zero_grad() in the loop", "advisory")
+     "don't reset leaf grads inside backward(); use zero_grad() in the loop",
+     "PyTorch semantics of backward()")
 _add("stale-intermediate-grads", "calling backward() twice on one graph reuses old gradients",
      """Calling backward() twice on the same graph should double the leaf gradients. Your
      intermediate nodes still hold their gradient from the first call and add to it, so the
-     leaves get more than double. micrograd 0.1.0 behaves the same; PyTorch refuses or gives
-     exactly double. Only matters if you call backward() twice without rebuilding the graph.""",
+     leaves get more than double: a wrong number. The lecture's engine and micrograd 0.1.0
+     do the same (z = (x*x)*2 at x = 3 gives 36 after two calls instead of 24); PyTorch
+     refuses or gives exactly double. It bites when you call backward() twice without
+     rebuilding the graph.""",
      "t = a*b; y = t + c; y.backward(); y.backward()  ->  a.grad = 2*b, not 3*b",
      "for v in topo: v.grad = 0.0 if v._prev else v.grad   # reset non-leaves first",
-     "advisory")
+     "the lecture's engine and micrograd 0.1.0 break here too")
 _add("backward-twice-wrong", "gradients wrong after two backward() calls",
      """Two backward() calls on graphs sharing the same leaves should add up the two gradients.
      Yours gave something else.""",

@@ -570,7 +570,7 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
         return "probe-timeout", "error"
     if isinstance(error, RecursionError):
         if probe.id == "chain-2000" and stage == "backward":  # deep but finite graph
-            return "recursion-limit", "warn"
+            return "recursion-limit", "fail"
         return "infinite-recursion", "fail"
     if isinstance(error, MemoryError):
         return "memory-limit", "error"
@@ -603,7 +603,7 @@ def classify_exception(error: BaseException, probe: Probe, cls: type, stage: str
 # mistakes of their own, named even when an earlier probe failed too
 KEEP_OWN_DIAGNOSIS = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
                       "backward-stored-none", "backward-on-wrong-node", "infinite-recursion",
-                      "eq-without-hash")
+                      "recursion-limit", "eq-without-hash")
 
 
 def run_probe(probe: Probe, cls: type, failed: dict) -> dict:
@@ -852,11 +852,11 @@ def probe_backward_twice(cls: type, same_graph: bool) -> dict:
     if close(a.grad, -6.0) and close(b.grad, 4.0):
         return record
     if close(a.grad, -3.0) and close(b.grad, 2.0):
-        record.update(status="warn", diagnosis="backward-resets-grads",
+        record.update(status="fail", diagnosis="backward-resets-grads",
                       detail="the second backward() replaced the gradient instead of adding to it")
         return record
     if same_graph and close(a.grad, -9.0) and close(b.grad, 6.0):
-        record.update(status="warn", diagnosis="stale-intermediate-grads",
+        record.update(status="fail", diagnosis="stale-intermediate-grads",
                       detail="the second backward() reused the intermediate node's old grad")
         return record
     if y.grad == 0 and a.grad == 0 and b.grad == 0:
