@@ -164,11 +164,16 @@ def w5_section(w5: dict, w1: dict, targets: dict, summary: list) -> str:
     return "\n".join(out)
 
 
+def _timed_chains(runs_by_size: dict, n: int) -> tuple[list, list]:
+    """(the processes run at size n, the chains among them that finished)."""
+    runs = runs_by_size.get(n, runs_by_size.get(str(n), []))  # int keys, or str from JSON
+    return runs, [x for r in runs if _ok(r) for x in r["runs"] if "error" not in x]
+
+
 def _chain_rows(runs_by_size: dict, sizes: list, label: str) -> tuple[list, dict]:
     rows, totals = [], {}
     for n in sizes:
-        runs = runs_by_size.get(n, runs_by_size.get(str(n), []))
-        timed = [x for r in runs if _ok(r) for x in r["runs"] if "error" not in x]
+        runs, timed = _timed_chains(runs_by_size, n)
         if not timed:
             rows.append([f"{n:,}", label, "—", "—", "—", "—", "—", _error(runs)])
             continue
@@ -182,9 +187,8 @@ def _chain_rows(runs_by_size: dict, sizes: list, label: str) -> tuple[list, dict
 
 def _cpu_total(runs_by_size: dict, n: int) -> float | None:
     """Median CPU seconds of build + backward at size n (None if not recorded)."""
-    runs = runs_by_size.get(n, runs_by_size.get(str(n), []))
-    cpu = [x["cpu_build"] + x["cpu_backward"] for r in runs if _ok(r) for x in r["runs"]
-           if "cpu_build" in x and "cpu_backward" in x]
+    cpu = [x["cpu_build"] + x["cpu_backward"] for x in _timed_chains(runs_by_size, n)[1]
+           if "cpu_build" in x]
     return median(cpu) if cpu else None
 
 
