@@ -15,8 +15,10 @@ $(VENV)/.demo: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[demo]"
 	touch $@
 
-$(VENV)/.test: pyproject.toml | $(BIN)/python
+$(VENV)/.test: pyproject.toml tests/mg010-requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m pip install -q --no-deps --require-hashes --target $(VENV)/mg010 \
+		-r tests/mg010-requirements.txt
 	touch $@
 
 demo: $(VENV)/.demo

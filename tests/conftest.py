@@ -1,8 +1,8 @@
 """Shared test helpers: running code in a fresh interpreter, micrograd 0.1.0, missing tools.
 
 micrograd 0.1.0 (the original, on PyPI) shares our import name, so it never runs in the
-pytest process: it is installed once per machine into `.pytest_cache/mg010` and every
-comparison runs a snippet under it in a subprocess.
+pytest process: `make test`'s setup installs it (pinned with its hash) into `.venv/mg010`
+and every comparison runs a snippet under it in a subprocess.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-MG010_DIR = ROOT / ".pytest_cache" / "mg010"
+MG010_DIR = pathlib.Path(os.environ.get("MICROGRAD_MG010", ROOT / ".venv" / "mg010"))
 
 try:
     from hypothesis import settings as hypothesis_settings
@@ -101,31 +101,13 @@ def _mg010_installed(target: pathlib.Path) -> bool:
         target.glob("micrograd-0.1.0.dist-info"))
 
 
-def _install_mg010(target: pathlib.Path) -> str | None:
-    """pip-install micrograd==0.1.0 into `target`; return an error message or None."""
-    if _mg010_installed(target):
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix="mg010-", dir=target.parent))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--disable-pip-version-check", "--target", str(staging), "micrograd==0.1.0"],
-        capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        return proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "pip failed"
-    try:  # atomic publish: with pytest-xdist two workers may race here; either copy is fine
-        staging.rename(target)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-    return None if _mg010_installed(target) else "installed files not found"
-
-
 @pytest.fixture(scope="session")
 def mg010() -> Interpreter:
-    """micrograd 0.1.0 from PyPI, installed once into .pytest_cache/mg010 (pip --no-deps)."""
-    error = _install_mg010(MG010_DIR)
-    require(error is None, f"micrograd==0.1.0 from PyPI ({error})")
+    """micrograd 0.1.0 from PyPI, installed by `make test`'s setup into .venv/mg010."""
+    require(_mg010_installed(MG010_DIR),
+            f"micrograd==0.1.0 in {MG010_DIR} (make test installs it: "
+            "pip install --no-deps --require-hashes --target .venv/mg010 "
+            "-r tests/mg010-requirements.txt)")
     return Interpreter(MG010_DIR)
 
 

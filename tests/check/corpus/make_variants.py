@@ -2,7 +2,7 @@
 
 Each variant is correct.py with exactly one classic mistake put in by a text replacement
 (checked to apply exactly once), plus a first line saying which. Run it after editing
-correct.py:  python tests/check_corpus/make_variants.py   (the files are committed).
+correct.py:  python tests/check/corpus/make_variants.py   (the files are committed).
 tests/test_check.py::test_corpus_files_are_up_to_date fails when they drift.
 """
 

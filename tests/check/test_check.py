@@ -25,8 +25,9 @@ from micrograd.check.report import SCHEMA
 from micrograd.check.static import static_findings
 
 HERE = Path(__file__).parent
-CORPUS = HERE / "check_corpus"
-SRC = HERE.parent / "src"
+CORPUS = HERE / "corpus"
+ROOT = HERE.parents[1]
+SRC = ROOT / "src"
 sys.path.insert(0, str(CORPUS))
 import make_variants  # noqa: E402  (the corpus generator, for the drift test)
 
@@ -501,7 +502,7 @@ def test_exit_status_is_documented_in_help():
                                capture_output=True, text=True, env=env, timeout=60).stdout
     assert "0  no probe failed or errored (WARN results and MISSING ops are allowed)" in help_text
     assert "1  at least one probe FAILED" in help_text
-    readme = (HERE.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert "The exit code is 0 only when every probe of the engine passed" in readme
 
 
@@ -522,14 +523,10 @@ def test_textbook_pitfalls_6_and_7_give_exit_code_1(name, capsys):
 
 
 @pytest.mark.slow
-def test_micrograd_010_fails_only_where_issue_2_says_it_breaks(tmp_path_factory):
+def test_micrograd_010_fails_only_where_issue_2_says_it_breaks(mg010):
     """The original micrograd: a recursive topo sort and stale gradients on a second
     backward() (both FAIL: the breakages issue 2 names), no exp/log/tanh (missing)."""
-    target = tmp_path_factory.getbasetemp() / "mg010"
-    if not (target / "micrograd" / "engine.py").exists():
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                        "--target", str(target), "micrograd==0.1.0"], check=True, timeout=300)
-    report = check_engine(target / "micrograd" / "nn.py")
+    report = check_engine(mg010.path / "micrograd" / "nn.py")
     assert not report.ok
     assert report.diagnoses == ["recursion-limit", "stale-intermediate-grads"]
     assert report.counts["fail"] == 2 and report.counts["warn"] == 0, render_text(report)

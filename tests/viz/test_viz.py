@@ -21,7 +21,7 @@ from micrograd.viz import (
 from conftest import lecture_expression, lecture_neuron, nodes_within, require_tool
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 # label, data, grad of every value: the lecture's hand-worked table

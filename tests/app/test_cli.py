@@ -10,7 +10,7 @@ import pytest
 
 from micrograd.cli import main, parse_assignments
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def test_assignments_become_floats():

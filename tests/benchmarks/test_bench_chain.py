@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OPS = 6000  # ~16,000 gc-tracked objects: several generation-0 collections at any default threshold
 
 

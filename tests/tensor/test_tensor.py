@@ -23,7 +23,7 @@ from micrograd.tensors.engine import _unary
 from micrograd.tensors.gradcheck import GradcheckError, gradcheck
 
 torch.set_num_threads(1)
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
 
 
 # --- the PyTorch-style API ------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """A learner's engine with no mistakes, built the way the lecture builds it.
 
 Every other file in this folder is this one with exactly one classic mistake put in
-(see tests/check_corpus/README.md). The checker must pass this file on every probe.
+(see tests/check/corpus/README.md). The checker must pass this file on every probe.
 """
 
 import math
