@@ -51,9 +51,12 @@ bench-quick: $(VENV)/.test
 docs: $(VENV)/.docs
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
+# Both tools run even when the first finds something, so one run shows every finding.
 lint: $(VENV)/.lint
-	$(BIN)/python -m ruff check src tests benchmarks
-	$(BIN)/python -m mypy
+	@status=0; \
+	$(BIN)/python -m ruff check src tests benchmarks || status=1; \
+	$(BIN)/python -m mypy || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
