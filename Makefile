@@ -49,7 +49,7 @@ bench-quick: $(VENV)/.test
 
 # The API pages are read from src/ without importing it, so no other extra is needed.
 docs: $(VENV)/.docs
-	$(BIN)/python -m mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 # Both tools run even when the first finds something, so one run shows every finding.
 lint: $(VENV)/.lint
