@@ -115,3 +115,12 @@ def test_the_tensor_bridge_example_prints_equal_pairs():
     for line in out:
         ours, theirs = map(float, line.split())
         assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15)
+
+
+def test_the_readme_tensor_example_leaves_numpy_grads_of_each_parameters_shape():
+    code = block_after(README, "## 3. Tensors, PyTorch-style") + (
+        "\nimport numpy as np\n"
+        "print(all(isinstance(p.grad, np.ndarray) and p.grad.shape == p.shape"
+        " for p in model.parameters()), len(model.parameters()))\n")
+    ok, count = run_python(code, SRC).split()
+    assert ok == "True" and count == "4"  # two Linear layers: a weight and a bias each
