@@ -1,11 +1,14 @@
 # Two entry points, each creating .venv on first use:
 #   make demo   -- set up and train the micrograd moons demo (plots go to out/)
 #   make test   -- set up and run the whole test suite
+# and, for development:
+#   make docs   -- build the docs site with `mkdocs build --strict` into site/
+#   make lint   -- ruff and mypy with the settings in pyproject.toml
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench bench-quick system-deps clean
+.PHONY: demo test bench bench-quick docs lint system-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +22,14 @@ $(VENV)/.test: pyproject.toml tests/mg010-requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[test]"
 	$(BIN)/python -m pip install -q --no-deps --require-hashes --target $(VENV)/mg010 \
 		-r tests/mg010-requirements.txt
+	touch $@
+
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[docs]"
+	touch $@
+
+$(VENV)/.lint: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[lint]"
 	touch $@
 
 demo: $(VENV)/.demo
@@ -35,6 +46,17 @@ bench: $(VENV)/.test
 
 bench-quick: $(VENV)/.test
 	$(BIN)/python -m benchmarks --quick
+
+# The API pages are read from src/ without importing it, so no other extra is needed.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
+# Both tools run even when the first finds something, so one run shows every finding.
+lint: $(VENV)/.lint
+	@status=0; \
+	$(BIN)/python -m ruff check src tests benchmarks || status=1; \
+	$(BIN)/python -m mypy || status=1; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

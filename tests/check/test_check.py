@@ -502,7 +502,7 @@ def test_exit_status_is_documented_in_help():
                                capture_output=True, text=True, env=env, timeout=60).stdout
     assert "0  no probe failed or errored (WARN results and MISSING ops are allowed)" in help_text
     assert "1  at least one probe FAILED" in help_text
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "check-your-engine.md").read_text()
     assert "The exit code is 0 only when every probe of the engine passed" in readme
 
 

@@ -319,7 +319,7 @@ def test_readme_tensor_graph_example_runs(tmp_path):
     import sys
 
     root = pathlib.Path(__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "pictures.md").read_text(encoding="utf-8")
     section = readme[readme.index("**Tensor graphs**"):]
     start = section.index("```python\n") + len("```python\n")
     code = section[start:section.index("\n```", start)]
