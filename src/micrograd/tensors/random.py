@@ -313,6 +313,10 @@ def _fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float,
     Computed in a wider type; the rare results within rounding noise of a halfway point
     (where rounding twice could differ from rounding once) are redone exactly.
     """
+    if np.all(np.asarray(c) == 0):
+        return np.asarray(np.asarray(a, dtype=dtype) * np.asarray(b, dtype=dtype), dtype=dtype)
+    if np.all(np.asarray(b) == 1):
+        return np.asarray(np.asarray(a, dtype=dtype) + np.asarray(c, dtype=dtype), dtype=dtype)
     is_single = dtype == np.float32
     wide_type = np.float64 if is_single else np.longdouble
     a_w, b_w, c_w = (np.asarray(v, dtype=dtype).astype(wide_type) for v in (a, b, c))
@@ -324,10 +328,17 @@ def _fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float,
     else:
         residual = np.abs(wide - result.astype(wide_type))
         half_ulp = np.spacing(np.abs(result)).astype(wide_type) / 2
-        tolerance = (np.abs(product) + np.abs(wide)) * np.finfo(wide_type).eps * 2
+        # each of the two wide roundings errs by at most half a wide ulp
+        tolerance = (np.abs(product) + np.abs(wide)) * np.finfo(wide_type).eps
         mantissa = np.frexp(result)[0]
         suspicious = ((np.abs(residual - half_ulp) <= tolerance) | (np.abs(mantissa) == 0.5)
                       ) & np.isfinite(result) & (result != 0)
+        if is_single and np.any(suspicious):
+            # float32 products are exact in float64; if the sum was exact too (Knuth's
+            # two-sum error is zero) the single rounding to float32 was already right.
+            back = wide - product
+            sum_error = (product - (wide - back)) + (c_w - back)
+            suspicious &= sum_error != 0
     if np.any(suspicious):
         bits = np.finfo(dtype).nmant + 1
         a_b, b_b, c_b = np.broadcast_arrays(*(np.asarray(v, dtype=dtype) for v in (a, b, c)))
