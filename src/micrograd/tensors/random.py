@@ -19,9 +19,10 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Union
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "DEFAULT_SEED",
@@ -45,8 +46,8 @@ __all__ = [
     "uniform_",
 ]
 
-Shape = Union[int, Sequence[int]]
-DTypeLike = Union[type, np.dtype, str]
+Shape = int | Sequence[int]
+DTypeLike = npt.DTypeLike
 
 DEFAULT_SEED = 67280421310721
 """The seed of a fresh `torch.Generator()` (c10's `default_rng_seed_val`)."""
@@ -306,8 +307,7 @@ def _round_fraction(value: Fraction, mantissa_bits: int) -> float:
 _WIDE_IS_EXACT_ENOUGH = np.finfo(np.longdouble).nmant >= 63
 
 
-def _fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float,
-         dtype: np.dtype) -> np.ndarray:
+def _fma(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, dtype: np.dtype) -> np.ndarray:
     """a*b + c rounded once to `dtype`, as the FMA instructions in torch's kernels do.
 
     Computed in a wider type; the rare results within rounding noise of a halfway point
@@ -319,7 +319,9 @@ def _fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float,
         return np.asarray(np.asarray(a, dtype=dtype) + np.asarray(c, dtype=dtype), dtype=dtype)
     is_single = dtype == np.float32
     wide_type = np.float64 if is_single else np.longdouble
-    a_w, b_w, c_w = (np.asarray(v, dtype=dtype).astype(wide_type) for v in (a, b, c))
+    a_w: Any = np.asarray(a, dtype=dtype).astype(wide_type)
+    b_w: Any = np.asarray(b, dtype=dtype).astype(wide_type)
+    c_w: Any = np.asarray(c, dtype=dtype).astype(wide_type)
     product = a_w * b_w
     wide = product + c_w
     result = wide.astype(dtype)
