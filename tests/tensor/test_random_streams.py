@@ -8,6 +8,8 @@ large ones, both float dtypes, several seeds, explicit generators and the global
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from conftest import require_module
@@ -336,3 +338,21 @@ def test_makemore_bigram_sampling_gives_the_lectures_draws():
             assert ours_ix == theirs_ix
             if ours_ix == 0:
                 break
+
+
+def test_torch_layer_initialisation_is_these_draws_in_order():
+    # what a Tensor facade must call so that `torch.manual_seed(1337); model = ...` gives
+    # torch's weights: Linear is kaiming_uniform_(a=sqrt(5)) then a uniform bias,
+    # Embedding a standard normal fill
+    torch.manual_seed(1337)
+    linear = torch.nn.Linear(65, 32)
+    embedding = torch.nn.Embedding(65, 32)
+    mr.manual_seed(1337)
+    gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+    weight_bound = math.sqrt(3.0) * gain / math.sqrt(65)
+    weight = mr.uniform_(np.empty((32, 65), np.float32), -weight_bound, weight_bound)
+    bias = mr.uniform_(np.empty(32, np.float32), -1 / math.sqrt(65), 1 / math.sqrt(65))
+    table = mr.normal_(np.empty((65, 32), np.float32))
+    assert_same(weight, linear.weight.detach(), "Linear.weight")
+    assert_same(bias, linear.bias.detach(), "Linear.bias")
+    assert_same(table, embedding.weight.detach(), "Embedding.weight")
