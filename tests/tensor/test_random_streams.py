@@ -356,3 +356,32 @@ def test_torch_layer_initialisation_is_these_draws_in_order():
     assert_same(weight, linear.weight.detach(), "Linear.weight")
     assert_same(bias, linear.bias.detach(), "Linear.bias")
     assert_same(table, embedding.weight.detach(), "Embedding.weight")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_multiply_add_rounds_once_like_the_hardware(dtype):
+    # the oracle is exact rational arithmetic: a*b + c rounded once to nearest, ties even
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    n = 4000
+    a = (rng.standard_normal(n) * np.exp2(rng.integers(-20, 20, n))).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    c = (rng.standard_normal(n) * np.exp2(rng.integers(-40, 40, n))).astype(dtype)
+    c[:500] = -(a[:500] * b[:500])  # cancellation: the answer is the product's rounding error
+    # products one bit past a halfway point, nudged by c: where rounding twice goes wrong
+    a[500:1000] = 1 + np.exp2(-12)
+    b[500:1000] = 1 + np.exp2(-12)
+    c[500:1000] = np.exp2(-60.0) * rng.integers(-4, 5, 500)
+    result = mr._fma(a, b, c, np.dtype(dtype))
+    bits = np.finfo(dtype).nmant + 1  # a tie goes to the even last mantissa bit
+    for x, y, z, got in zip(a.tolist(), b.tolist(), c.tolist(), result.tolist()):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        neighbours = [np.nextafter(dtype(got), dtype(-np.inf)),
+                      np.nextafter(dtype(got), dtype(np.inf))]
+        error = abs(exact - Fraction(got))
+        for other in neighbours:
+            other_error = abs(exact - Fraction(float(other)))
+            assert error < other_error or (
+                error == other_error and int(np.frexp(got)[0] * 2**bits) % 2 == 0), \
+                f"fma({x}, {y}, {z}) = {got}, but {float(other)} is nearer"

@@ -304,46 +304,68 @@ def _round_fraction(value: Fraction, mantissa_bits: int) -> float:
     return sign * math.ldexp(float(whole), -shift)
 
 
-_WIDE_IS_EXACT_ENOUGH = np.finfo(np.longdouble).nmant >= 63
+def _two_sum(x: Any, y: Any) -> tuple[Any, Any]:
+    """Knuth's error-free sum: x + y == total + error exactly."""
+    total = x + y
+    virtual = total - x
+    return total, (x - (total - virtual)) + (y - virtual)
+
+
+def _two_product(x: Any, y: Any) -> tuple[Any, Any]:
+    """Dekker's error-free float64 product: x * y == product + error exactly."""
+    splitter = 134217729.0  # 2**27 + 1 cuts a double into two 26-bit halves
+    x_scaled, y_scaled = splitter * x, splitter * y
+    x_high = x_scaled - (x_scaled - x)
+    y_high = y_scaled - (y_scaled - y)
+    x_low, y_low = x - x_high, y - y_high
+    product = x * y
+    error = x_low * y_low - (((product - x_high * y_high) - x_low * y_high) - x_high * y_low)
+    return product, error
+
+
+def _near_a_rounding_boundary(result: Any, below: Any, slack: Any) -> Any:
+    """Where `result + below` might round differently from `result` once `slack` is added:
+    |below| within `slack` of half an ulp, or result a power of two (uneven ulps)."""
+    half_ulp = np.spacing(np.abs(result)).astype(np.float64) / 2  # in result's own type
+    power_of_two = np.abs(np.frexp(result)[0]) == 0.5
+    return (np.abs(np.abs(below) - half_ulp) <= np.abs(slack)) | power_of_two
 
 
 def _fma(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, dtype: np.dtype) -> np.ndarray:
     """a*b + c rounded once to `dtype`, as the FMA instructions in torch's kernels do.
 
-    Computed in a wider type; the rare results within rounding noise of a halfway point
-    (where rounding twice could differ from rounding once) are redone exactly.
+    float32: the product is exact in float64 and the sum rounds once there. float64:
+    error-free product and sums give a*b + c as result + small parts. Either way, the rare
+    values that may sit on a rounding boundary are redone with exact rationals.
     """
-    if np.all(np.asarray(c) == 0):
-        return np.asarray(np.asarray(a, dtype=dtype) * np.asarray(b, dtype=dtype), dtype=dtype)
-    if np.all(np.asarray(b) == 1):
-        return np.asarray(np.asarray(a, dtype=dtype) + np.asarray(c, dtype=dtype), dtype=dtype)
-    is_single = dtype == np.float32
-    wide_type = np.float64 if is_single else np.longdouble
-    a_w: Any = np.asarray(a, dtype=dtype).astype(wide_type)
-    b_w: Any = np.asarray(b, dtype=dtype).astype(wide_type)
-    c_w: Any = np.asarray(c, dtype=dtype).astype(wide_type)
-    product = a_w * b_w
-    wide = product + c_w
-    result = wide.astype(dtype)
-    if not is_single and not _WIDE_IS_EXACT_ENOUGH:
-        suspicious = np.ones(result.shape, dtype=bool)
+    a_d, b_d, c_d = (np.asarray(v, dtype=dtype) for v in (a, b, c))
+    if np.all(c_d == 0):
+        return np.asarray(a_d * b_d, dtype=dtype)
+    if np.all(b_d == 1):
+        return np.asarray(a_d + c_d, dtype=dtype)
+    if dtype == np.float32:
+        product: Any = a_d.astype(np.float64) * b_d.astype(np.float64)
+        wide, sum_error = _two_sum(product, c_d.astype(np.float64))
+        result: Any = wide.astype(np.float32)
+        # the float64 sum is exact unless sum_error != 0; only then can rounding it to
+        # float32 (a second rounding) differ from rounding the exact value once
+        below = wide - result.astype(np.float64)
+        suspicious = (sum_error != 0) & _near_a_rounding_boundary(result, below, sum_error)
     else:
-        residual = np.abs(wide - result.astype(wide_type))
-        half_ulp = np.spacing(np.abs(result)).astype(wide_type) / 2
-        # each of the two wide roundings errs by at most half a wide ulp
-        tolerance = (np.abs(product) + np.abs(wide)) * np.finfo(wide_type).eps
-        mantissa = np.frexp(result)[0]
-        suspicious = ((np.abs(residual - half_ulp) <= tolerance) | (np.abs(mantissa) == 0.5)
-                      ) & np.isfinite(result) & (result != 0)
-        if is_single and np.any(suspicious):
-            # float32 products are exact in float64; if the sum was exact too (Knuth's
-            # two-sum error is zero) the single rounding to float32 was already right.
-            back = wide - product
-            sum_error = (product - (wide - back)) + (c_w - back)
-            suspicious &= sum_error != 0
+        product, product_error = _two_product(a_d, b_d)
+        head, tail = _two_sum(product, c_d)
+        small, smallest = _two_sum(tail, product_error)
+        result, below = _two_sum(head, small)  # exact value: result + below + smallest
+        suspicious = (smallest != 0) & _near_a_rounding_boundary(result, below, smallest)
+        # Dekker's split needs headroom: huge or tiny operands go the exact way
+        with np.errstate(over="ignore", invalid="ignore"):
+            unsafe = ~np.isfinite(product) | (np.abs(a_d) > 1e300) | (np.abs(b_d) > 1e300)
+            unsafe |= (product != 0) & (np.abs(product) < 1e-290)
+        suspicious = suspicious | unsafe
+    suspicious = np.broadcast_to(suspicious, np.shape(result)) & np.isfinite(result)
     if np.any(suspicious):
         bits = np.finfo(dtype).nmant + 1
-        a_b, b_b, c_b = np.broadcast_arrays(*(np.asarray(v, dtype=dtype) for v in (a, b, c)))
+        a_b, b_b, c_b = np.broadcast_arrays(a_d, b_d, c_d)
         result = np.array(result, copy=True)
         for index in zip(*np.nonzero(suspicious)):
             exact = (Fraction(float(a_b[index])) * Fraction(float(b_b[index]))
