@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import require_module
+from conftest import SRC, require_module, run_python
 
 torch = require_module("torch")
 
@@ -385,3 +385,30 @@ def test_fused_multiply_add_rounds_once_like_the_hardware(dtype):
             assert error < other_error or (
                 error == other_error and int(np.frexp(got)[0] * 2**bits) % 2 == 0), \
                 f"fma({x}, {y}, {z}) = {got}, but {float(other)} is nearer"
+
+
+def test_portable_cpu_kernels_match_torch_under_aten_cpu_capability_default():
+    # torch's portable kernels (ARM machines, or forced as here) fill float32 normals with
+    # the C library's logf/sinf/cosf; in a fresh process both sides follow the variable
+    code = """
+import numpy as np, torch
+from micrograd.tensors import random as mr
+assert mr.cpu_kernels == "default", mr.cpu_kernels
+assert torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+for seed in (0, 2147483647):
+    ours, theirs = mr.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+    for n in list(range(1, 41)) + [100, 1001]:
+        for ours_dtype, torch_dtype in ((np.float32, torch.float32), (np.float64, torch.float64)):
+            a = mr.normal_(np.empty(n, ours_dtype), 0.3, 2.5, ours)
+            b = torch.empty(n, dtype=torch_dtype).normal_(0.3, 2.5, generator=theirs).numpy()
+            assert np.array_equal(a, b), ("normal_", seed, n, ours_dtype)
+            a = mr.randn(n, ours_dtype, ours)
+            b = torch.randn(n, dtype=torch_dtype, generator=theirs).numpy()
+            assert np.array_equal(a, b), ("randn", seed, n, ours_dtype)
+            a = mr.uniform_(np.empty(n, ours_dtype), -0.7, 2.3, ours)
+            b = torch.empty(n, dtype=torch_dtype).uniform_(-0.7, 2.3, generator=theirs).numpy()
+            assert np.array_equal(a, b), ("uniform_", seed, n, ours_dtype)
+print("same")
+"""
+    output = run_python(code, SRC, env={"ATEN_CPU_CAPABILITY": "default"})
+    assert output.strip() == "same"

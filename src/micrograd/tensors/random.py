@@ -14,8 +14,11 @@ Everything here returns or fills numpy arrays; the Tensor classes wrap them.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 import os
+import platform
 import secrets
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -53,6 +56,29 @@ DEFAULT_SEED = 67280421310721
 """The seed of a fresh `torch.Generator()` (c10's `default_rng_seed_val`)."""
 
 _STATE_WORDS = 624  # MT19937's state: 624 words of 32 bits
+
+
+def _detect_cpu_kernels() -> str:
+    """Which of torch's CPU kernels to follow: "avx2" (x86-64 with AVX2, also chosen on
+    AVX-512 machines) or "default" (the portable build, as on ARM or with
+    ATEN_CPU_CAPABILITY=default)."""
+    requested = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if requested == "default":
+        return "default"
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "default"
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    features = getattr(getattr(core, "_multiarray_umath", None), "__cpu_features__", None)
+    if isinstance(features, dict) and "AVX2" in features:
+        return "avx2" if features["AVX2"] and features.get("FMA3", True) else "default"
+    return "avx2"
+
+
+cpu_kernels = _detect_cpu_kernels()
+"""torch compiles its CPU kernels per instruction set and the float32 normal fill (16+
+elements) and the scalar normal's `x*std + mean` differ between them in the last bit.
+"avx2" follows x86-64 CPUs with AVX2/AVX-512 (verified), "default" the portable kernels
+(verified with ATEN_CPU_CAPABILITY=default; a best guess for ARM). Assign to override."""
 _UINT64_MASK = (1 << 64) - 1
 _U64 = np.uint64
 _F32 = np.float32
@@ -390,6 +416,21 @@ def _libm(function: Callable[[float], float], values: np.ndarray) -> np.ndarray:
     return np.array([function(v) for v in flat], dtype=np.float64).reshape(values.shape)
 
 
+_C_MATH: ctypes.CDLL | None = None
+
+
+def _c_float_function(name: str, values: np.ndarray) -> np.ndarray:
+    """The C library's float `logf`/`sinf`/`cosf` element by element, as torch's portable
+    kernel calls them (their last bits differ from a rounded double result)."""
+    global _C_MATH
+    if _C_MATH is None:
+        _C_MATH = ctypes.CDLL(ctypes.util.find_library("m") or ctypes.util.find_library("c"))
+    function = getattr(_C_MATH, name)
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+    results = [function(v) for v in values.ravel().tolist()]
+    return np.array(results, dtype=np.float32).reshape(values.shape)
+
+
 # -- uniform ------------------------------------------------------------------------
 def uniform_(array: np.ndarray, low: float = 0.0, high: float = 1.0,
              generator: Generator | None = None) -> np.ndarray:
@@ -401,6 +442,8 @@ def uniform_(array: np.ndarray, low: float = 0.0, high: float = 1.0,
     low_d, high_d = dtype.type(low), dtype.type(high)
     if low_d == 0 and high_d == 1:
         return _store(array, unit)
+    if cpu_kernels != "avx2":  # the portable kernel multiplies and adds separately
+        return _store(array, unit * dtype.type(high_d - low_d) + low_d)
     return _store(array, _fma(unit, dtype.type(high_d - low_d), low_d, dtype))
 
 
@@ -478,9 +521,13 @@ def _box_muller_blocks(uniforms: np.ndarray, mean: float, std: float,
     r*cos to the first half, r*sin to the second."""
     blocks = uniforms.reshape(-1, 16)
     first, second = blocks[:, :8], blocks[:, 8:]
-    if dtype == np.float32:
+    if dtype == np.float32 and cpu_kernels == "avx2":
         radius = np.sqrt(_F32(-2) * _log_f32(_F32(1) - first))
         sine, cosine = _sincos_f32(_F32(2.0 * math.pi) * second)
+    elif dtype == np.float32:
+        radius = np.sqrt(_F32(-2) * _c_float_function("logf", _F32(1) - first))
+        angle = ((2.0 * math.pi) * second.astype(np.float64)).astype(np.float32)
+        sine, cosine = _c_float_function("sinf", angle), _c_float_function("cosf", angle)
     else:
         radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - first))
         theta = (2.0 * math.pi) * second
@@ -522,6 +569,8 @@ def _normal_scalar(gen: Generator, count: int, mean: float, std: float) -> np.nd
         values[index] = radius * math.cos(theta)
     if mean == 0 and std == 1:
         return values
+    if cpu_kernels != "avx2":
+        return values * std + mean
     return _fma(values, np.float64(std), np.float64(mean), np.dtype(np.float64))
 
 
