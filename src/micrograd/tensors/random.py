@@ -19,7 +19,6 @@ import ctypes.util
 import math
 import os
 import platform
-import secrets
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -28,25 +27,10 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "DEFAULT_SEED",
-    "Generator",
-    "bernoulli",
-    "bernoulli_",
-    "default_generator",
-    "dropout_mask",
-    "exponential_",
-    "get_rng_state",
-    "initial_seed",
-    "manual_seed",
-    "multinomial",
-    "normal_",
-    "rand",
-    "randint",
-    "randn",
-    "randperm",
-    "seed",
-    "set_rng_state",
-    "uniform_",
+    "DEFAULT_SEED", "Generator", "bernoulli", "bernoulli_", "default_generator",
+    "dropout_mask", "exponential_", "get_rng_state", "initial_seed", "manual_seed",
+    "multinomial", "normal_", "rand", "randint", "randn", "randperm", "seed",
+    "set_rng_state", "uniform_",
 ]
 
 Shape = int | Sequence[int]
@@ -62,10 +46,8 @@ def _detect_cpu_kernels() -> str:
     """Which of torch's CPU kernels to follow: "avx2" (x86-64 with AVX2, also chosen on
     AVX-512 machines) or "default" (the portable build, as on ARM or with
     ATEN_CPU_CAPABILITY=default)."""
-    requested = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
-    if requested == "default":
-        return "default"
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default" or \
+            platform.machine().lower() not in ("x86_64", "amd64"):
         return "default"
     core = getattr(np, "_core", None) or getattr(np, "core", None)
     features = getattr(getattr(core, "_multiarray_umath", None), "__cpu_features__", None)
@@ -119,8 +101,7 @@ def _mersenne_key(seed: int) -> np.ndarray:
 
 
 def _nondeterministic_seed() -> int:
-    return int.from_bytes(os.urandom(8), "little") if hasattr(os, "urandom") else \
-        secrets.randbits(64)
+    return int.from_bytes(os.urandom(8), "little")
 
 
 class Generator:
@@ -210,9 +191,7 @@ class Generator:
 
     def clone(self) -> Generator:
         """An independent generator in the same state."""
-        twin = Generator()
-        twin.set_state(self.get_state())
-        return twin
+        return Generator().set_state(self.get_state())
 
     def __repr__(self) -> str:
         return f"Generator(initial_seed={self._seed})"
@@ -288,6 +267,13 @@ def _float_dtype(dtype: DTypeLike) -> np.dtype:
     if resolved not in (np.float32, np.float64):
         raise TypeError(f"expected dtype float32 or float64, got {resolved}")
     return resolved
+
+
+def _float_probabilities(probs: object, name: str) -> np.ndarray:
+    probs = np.asarray(probs)
+    if probs.dtype not in (np.float32, np.float64):
+        raise TypeError(f"{name} expects float32 or float64 probabilities, got {probs.dtype}")
+    return probs
 
 
 def _check_array(array: object, name: str) -> np.ndarray:
@@ -664,10 +650,7 @@ def bernoulli(probs: np.ndarray, generator: Generator | None = None) -> np.ndarr
 
     float64 probabilities compare against 53-bit doubles, others against 24-bit floats.
     """
-    probs = np.asarray(probs)
-    if probs.dtype not in (np.float32, np.float64):
-        raise TypeError(f"bernoulli expects float32 or float64 probabilities, "
-                        f"got {probs.dtype}")
+    probs = _float_probabilities(probs, "bernoulli")
     if np.any(~((probs >= 0) & (probs <= 1))):
         raise ValueError("bernoulli expects all probabilities in [0, 1]")
     gen = _generator(generator)
@@ -685,13 +668,9 @@ def bernoulli_(array: np.ndarray, p: float | np.ndarray = 0.5,
     array = _check_array(array, "bernoulli_")
     gen = _generator(generator)
     if isinstance(p, np.ndarray):
-        probs = np.broadcast_to(p, array.shape)
-        if probs.dtype not in (np.float32, np.float64):
-            raise TypeError(f"bernoulli_ expects float probabilities, got {probs.dtype}")
-        unit_dtype = np.dtype(np.float64 if probs.dtype == np.float64 else np.float32)
-        draws = _unit_uniform(gen, array.size, unit_dtype)
-        return _store(array, draws < np.ascontiguousarray(
-            _memory_order_view(np.broadcast_to(probs, array.shape))).ravel())
+        probs = np.broadcast_to(_float_probabilities(p, "bernoulli_"), array.shape)
+        draws = _unit_uniform(gen, array.size, np.dtype(probs.dtype))
+        return _store(array, draws < np.ascontiguousarray(_memory_order_view(probs)).ravel())
     p = float(p)
     if not 0 <= p <= 1:
         raise ValueError(f"bernoulli_ expects 0 <= p <= 1, got {p}")
@@ -737,13 +716,10 @@ def multinomial(probs: np.ndarray, num_samples: int, replacement: bool = False,
     E ~ Exp(1) drawn for every category. With replacement: a binary search of one 53-bit
     uniform per sample in the row's normalised running sum (in the probabilities' dtype).
     """
-    probs = np.asarray(probs)
+    probs = _float_probabilities(probs, "multinomial")
     if probs.ndim not in (1, 2):
         raise ValueError(f"multinomial expects a 1-d or 2-d probability array, "
                          f"got {probs.ndim} dimensions")
-    if probs.dtype not in (np.float32, np.float64):
-        raise TypeError(f"multinomial expects float32 or float64 probabilities, "
-                        f"got {probs.dtype}")
     categories = probs.shape[-1]
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) \
             or num_samples <= 0:
