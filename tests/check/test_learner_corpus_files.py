@@ -10,16 +10,19 @@ on every other probe, while the correct engine is right on all of them.
 """
 
 from __future__ import annotations
+import __future__
 
+import ast
 import importlib.util
 import json
+import math
 import pathlib
 import sys
 import types
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-
 from conftest import require_module
 
 np = require_module("numpy")
@@ -28,6 +31,9 @@ LEARNERS = pathlib.Path(__file__).resolve().parent / "learners"
 MANIFEST = json.loads((LEARNERS / "expected.json").read_text(encoding="utf-8"))
 ENGINES = MANIFEST["engines"]
 VERDICTS = {"pass", "limits-only", "fail"}
+# what a wrong engine raises in a probe: counted as a wrong result, anything else is a test bug
+ENGINE_ERRORS = (ArithmeticError, ValueError, TypeError, AttributeError, IndexError,
+                 RecursionError)
 STATUSES = {"fail", "limit", "warn"}
 
 
@@ -92,7 +98,7 @@ def _load(name: str) -> types.ModuleType:
     return module
 
 
-Build = Callable[..., object]   # (Tensor class, *input Tensors) -> scalar loss Tensor
+Build = Callable[..., Any]   # (Tensor class, *input Tensors) -> scalar loss Tensor
 
 
 def _gradients_agree(cls: type, build: Build, arrays: list) -> bool:
@@ -105,7 +111,7 @@ def _gradients_agree(cls: type, build: Build, arrays: list) -> bool:
         loss = build(cls, *leaves)
         loss.backward()
         got = [np.asarray(t.grad, dtype=float) for t in leaves]
-    except Exception:  # a backward that raises is a wrong gradient too
+    except ENGINE_ERRORS:  # a backward that raises is a wrong gradient too
         return False
     h = 1e-6
     for index, array in enumerate(arrays):
@@ -270,3 +276,198 @@ def test_the_correct_tensor_engine_has_every_op_probed() -> None:
 def teardown_module() -> None:
     for key in [k for k in sys.modules if k.startswith("learner_")]:
         del sys.modules[key]
+
+
+# ---- scalar engines: each named fault is real, and the clean engines are right -----------
+
+def _run_like_a_notebook(name: str) -> tuple[dict, dict[int, str]]:
+    """Run the corpus file's top-level statements one by one, as cells; go on past failures.
+
+    Returns the namespace and {line: exception type} of the statements that raised. This
+    executes our own test data (a corpus file), never a user's text.
+    """
+    path = LEARNERS / name
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    namespace: dict = {"__name__": f"learner_{name[:-3]}", "__file__": str(path)}
+    raised: dict[int, str] = {}
+    future_flags = 0  # a cell's `from __future__ import ...` holds for the cells after it
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            for alias in statement.names:
+                future_flags |= getattr(__future__, alias.name).compiler_flag
+        # dont_inherit: this test module's own __future__ imports must not leak in
+        code = compile(ast.Module(body=[statement], type_ignores=[]), str(path), "exec",
+                       flags=future_flags, dont_inherit=True)
+        try:
+            exec(code, namespace)  # noqa: S102 -- a corpus file of this repo, run cell by cell
+        except (ImportError, NameError) as error:
+            raised[statement.lineno] = type(error).__name__
+    return namespace, raised
+
+
+# top-level statements that fail where the manifest expects a WARN for them
+STATEMENT_DIAGNOSES = {"import-error": "ModuleNotFoundError", "load-exception": "NameError",
+                       "annotation-name-error": "NameError"}
+
+
+class _Scalar:
+    """The engine under its learner's names: make, value, grad, backward."""
+
+    def __init__(self, namespace: dict, api: dict) -> None:
+        self.cls = namespace[api["class"]]
+        self.data, self.grad_name = api["data"], api["grad"]
+        entry = api["backward"]
+        if entry["kind"] == "function":
+            function = namespace[entry["name"]]
+            self.backward: Callable[[object], None] = function
+        else:
+            self.backward = lambda root: getattr(root, entry["name"])()
+
+    def value(self, node: object) -> float:
+        return float(getattr(node, self.data))
+
+    def grad(self, node: object) -> float:
+        return float(getattr(node, self.grad_name))
+
+
+def _grads_right(engine: _Scalar, build: Callable, reference: Callable, point: list[float]) -> bool:
+    """Gradient of build(*Values) at point against central differences of math's reference."""
+    leaves = [engine.cls(x) for x in point]
+    try:
+        root = build(*leaves)
+        engine.backward(root)
+        got = [engine.grad(leaf) for leaf in leaves]
+        value = engine.value(root)
+    except ENGINE_ERRORS:
+        return False
+    for index in range(len(point)):
+        h = min(1e-6, abs(point[index]) / 1000) or 1e-6   # stay inside log's domain
+        plus, minus = list(point), list(point)
+        plus[index] += h
+        minus[index] -= h
+        expected = (reference(*plus) - reference(*minus)) / (2 * h)
+        if not math.isclose(got[index], expected, rel_tol=1e-5, abs_tol=1e-6):
+            return False
+    return math.isclose(value, reference(*point), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _twice_reached(h: Any) -> Any:
+    return (h + h) + h
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+
+
+# op -> (method it needs, build, math reference, point); all at easy points
+SCALAR_OPS: dict[str, tuple[str, Callable, Callable, list[float]]] = {
+    "add": ("__add__", lambda a, b: a + b, lambda a, b: a + b, [1.5, -0.5]),
+    "mul": ("__mul__", lambda a, b: a * b, lambda a, b: a * b, [1.5, -0.5]),
+    "reuse": ("__mul__", lambda a, b: a * b + a, lambda a, b: a * b + a, [1.5, -0.5]),
+    "radd": ("__radd__", lambda a: 2 + a, lambda a: 2 + a, [0.7]),
+    "rmul": ("__rmul__", lambda a: 3 * a, lambda a: 3 * a, [0.7]),
+    "sub": ("__sub__", lambda a, b: a - b, lambda a, b: a - b, [1.5, -0.5]),
+    "rsub": ("__rsub__", lambda a: 2 - a, lambda a: 2 - a, [0.7]),
+    "neg": ("__neg__", lambda a: -a, lambda a: -a, [0.7]),
+    "pow": ("__pow__", lambda a: a ** 3, lambda a: a ** 3, [1.3]),
+    "pow-float": ("__pow__", lambda a: a ** 2.5, lambda a: a ** 2.5, [1.3]),
+    "pow-negative-exponent": ("__pow__", lambda a: a ** -1, lambda a: a ** -1, [1.3]),
+    "pow-negative-base": ("__pow__", lambda a: a ** 2, lambda a: a ** 2, [-3.0]),
+    "truediv": ("__truediv__", lambda a, b: a / b, lambda a, b: a / b, [1.5, -0.5]),
+    "rtruediv": ("__rtruediv__", lambda a: 4 / a, lambda a: 4 / a, [0.7]),
+    "exp": ("exp", lambda a: a.exp() + a, lambda a: math.exp(a) + a, [0.7]),
+    "log": ("log", lambda a: a.log() + a, lambda a: math.log(a) + a, [0.7]),
+    "log-small": ("log", lambda a: a.log(), math.log, [1e-9]),
+    "tanh": ("tanh", lambda a: a.tanh() + a, lambda a: math.tanh(a) + a, [0.7]),
+    "tanh-large": ("tanh", lambda a: a.tanh(), math.tanh, [400.0]),
+    "relu": ("relu", lambda a: a.relu() + a, lambda a: max(a, 0.0) + a, [0.7]),
+    "sigmoid": ("sigmoid", lambda a: a.sigmoid() + a, lambda a: _sigmoid(a) + a, [0.7]),
+    "sigmoid-large": ("sigmoid", lambda a: a.sigmoid(), _sigmoid, [-800.0]),
+    # h = a + 1 reaches the root twice, directly and through h + h (add only, so a fault
+    # in another op cannot show here)
+    "shared-node": ("__add__", lambda a: _twice_reached(a + 1.0), lambda a: 3 * (a + 1.0), [0.5]),
+}
+
+
+def _op_right(engine: _Scalar, op: str) -> bool:
+    method, build, reference, point = SCALAR_OPS[op]
+    if not hasattr(engine.cls, method):
+        return False
+    # ops whose graph order can depend on set order run on many fresh graphs
+    return all(_grads_right(engine, build, reference, point) for _ in range(10))
+
+
+def _deep_chain_works(engine: _Scalar) -> bool:
+    x = engine.cls(0.5)
+    y = x
+    for _ in range(2000):
+        y = y + 0.0
+    try:
+        engine.backward(y)
+    except RecursionError:
+        return False
+    return math.isclose(engine.grad(x), 1.0)
+
+
+def _second_backward_accumulates(engine: _Scalar) -> bool:
+    """PyTorch's rule: a second backward() on one graph doubles the leaves' gradients."""
+    a, b = engine.cls(1.5), engine.cls(-0.5)
+    y = (a + b) + a   # add only: the intermediate a + b must start the second pass from 0
+    engine.backward(y)
+    first = engine.grad(a), engine.grad(b)
+    engine.backward(y)
+    return all(math.isclose(engine.grad(v), 2 * g) for v, g in zip((a, b), first))
+
+
+# diagnosis -> what must go wrong in the engine for the manifest to be right
+SCALAR_FAULT_PROBES: dict[str, Callable[[_Scalar], bool]] = {
+    "grad-assigned:relu": lambda e: _op_right(e, "relu"),
+    "grad-assigned:mul": lambda e: _op_right(e, "reuse"),
+    "node-visited-twice": lambda e: _op_right(e, "shared-node"),
+    "div-no-backward": lambda e: _op_right(e, "truediv"),
+    "pow-negative-base": lambda e: _op_right(e, "pow-negative-base"),
+    "pow-negative-exponent": lambda e: _op_right(e, "pow-negative-exponent"),
+    "sigmoid-overflow": lambda e: _op_right(e, "sigmoid-large"),
+    "tanh-overflow": lambda e: _op_right(e, "tanh-large"),
+    "wrong-forward:log": lambda e: _op_right(e, "log-small"),
+    "missing-radd": lambda e: _op_right(e, "radd"),
+    "missing-rsub": lambda e: _op_right(e, "rsub"),
+    "recursion-limit": _deep_chain_works,
+    "stale-intermediate-grads": _second_backward_accumulates,
+}
+
+SCALAR_ENGINES = sorted(n for n, e in ENGINES.items() if e["kind"] == "scalar")
+
+
+@pytest.mark.parametrize("name", SCALAR_ENGINES)
+def test_scalar_engine_faults_are_real_and_clean_engines_are_right(name: str) -> None:
+    entry = ENGINES[name]
+    namespace, raised = _run_like_a_notebook(name)
+    if "torch-missing" in entry.get("variants", {}) and importlib.util.find_spec("torch") is None:
+        entry = entry["variants"]["torch-missing"]
+    # the statements that fail are exactly those the manifest warns about (the annotation's
+    # NameError surfaces at its class statement, the line `class-not-found` points at)
+    expected_raised = {pointer["line"]: STATEMENT_DIAGNOSES[d] for d, pointer in entry["lines"].items()
+                       if d in STATEMENT_DIAGNOSES and d != "annotation-name-error"}
+    if "annotation-name-error" in entry["diagnoses"]:
+        expected_raised[entry["lines"]["class-not-found"]["line"]] = "NameError"
+    assert raised == expected_raised, name
+    if entry["api"]["class"] not in namespace:
+        assert "class-not-found" in entry["diagnoses"] and sys.version_info < (3, 14), name
+        return
+    engine = _Scalar(namespace, ENGINES[name]["api"])
+    probed = {d for d in entry["diagnoses"] if d in SCALAR_FAULT_PROBES}
+    for diagnosis in probed:
+        assert not SCALAR_FAULT_PROBES[diagnosis](engine), f"{name}: {diagnosis} is not real"
+    for diagnosis in set(SCALAR_FAULT_PROBES) - probed:
+        if diagnosis.startswith(("missing-", "grad-assigned", "div-", "wrong-forward")):
+            continue  # only meaningful for the op the file is about; covered below
+        method = {"sigmoid-overflow": "sigmoid", "tanh-overflow": "tanh",
+                  "pow-negative-base": "__pow__", "pow-negative-exponent": "__pow__"}.get(diagnosis)
+        if method and not hasattr(engine.cls, method):
+            continue
+        assert SCALAR_FAULT_PROBES[diagnosis](engine), f"{name}: unlisted {diagnosis}"
+    if entry["verdict"] != "fail":  # no fault: every op it has is right at easy points
+        for op, (method, *_rest) in SCALAR_OPS.items():
+            if hasattr(engine.cls, method) and op not in ("tanh-large", "sigmoid-large"):
+                assert _op_right(engine, op), f"{name}: {op} is wrong but no fault is listed"
