@@ -2,8 +2,8 @@
 
 Pattern (issue 12, item 8): `missing-unbroadcast`. x @ W + b with b of shape (out,) is
 broadcast over the batch in the forward pass, but the backward hands b the full (batch,
-out) gradient: numpy refuses to add it into b.grad (ValueError), or with other shapes it
-would silently have the wrong shape. The fault is in Add.backward; Mul sums back correctly.
+out) gradient, and numpy refuses to add it into b.grad of shape (out,) (ValueError:
+non-broadcastable output operand). The fault is in Add.backward; Mul sums back correctly.
 Style: each op is a small class with forward/backward, as in PyTorch's autograd.Function;
 the topological sort is the lecture's recursive one (the `recursion-limit` limit).
 """

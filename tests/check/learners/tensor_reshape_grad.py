@@ -2,8 +2,8 @@
 
 Pattern (issue 12, item 8): `reshape-grad-not-reshaped`. x.reshape(3, 4) of a (2, 6)
 input sends back out.grad of shape (3, 4); adding that into x.grad of shape (2, 6) fails
-(ValueError), and a reshape that only adds a leading 1 would broadcast silently. The fix
-is out.grad.reshape(self.data.shape). Style: a flatten-heavy MLP learner's engine with
+(ValueError); only a reshape that drops a leading 1 gets through, by broadcasting luck.
+The fix is out.grad.reshape(self.data.shape). Style: a flatten-heavy MLP learner's engine with
 `children`, `op` strings and a recursive topological sort (the `recursion-limit` limit).
 """
 import numpy as np
