@@ -17,10 +17,18 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 from micrograd.autograd import detect_anomaly, enable_grad, no_grad
 from micrograd.tensors import ops  # installs the ops on Tensor: t + u, t.exp(), ...
 from micrograd.tensors.compat import cuda, device, get_num_threads, set_num_threads
-from micrograd.tensors.dtypes import (float32, float64, get_default_dtype, int64,
-                                      set_default_dtype)
-from micrograd.tensors.factories import (arange, manual_seed, ones, ones_like, rand, randn,
-                                         tensor, zeros, zeros_like)
+from micrograd.tensors.dtypes import float32, float64, get_default_dtype, int64, set_default_dtype
+from micrograd.tensors.factories import (
+    arange,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from micrograd.tensors.ops.shape import cat, stack
 from micrograd.tensors.tensor import Tensor
 

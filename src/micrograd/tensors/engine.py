@@ -5,22 +5,54 @@ factories.py and compat.py. New code imports from those modules or `micrograd.te
 from __future__ import annotations
 
 from micrograd.tensors import ops
-from micrograd.tensors.compat import (check_device, cuda, device, get_num_threads,
-                                      keep_freed_memory, set_num_threads, to_arguments)
-from micrograd.tensors.dtypes import (check_same_dtype, float32, float64, get_default_dtype,
-                                      int64, set_default_dtype)
-from micrograd.tensors.factories import (arange, default_generator, manual_seed, ones,
-                                         ones_like, rand, randn, tensor, zeros, zeros_like)
-from micrograd.tensors.function import (accumulate, binary, leaf, node, operand, raw, unary,
-                                        unbroadcast)
-from micrograd.tensors.dtypes import promote
+from micrograd.tensors.compat import (
+    check_device,
+    cuda,
+    device,
+    get_num_threads,
+    keep_freed_memory,
+    set_num_threads,
+    to_arguments,
+)
+from micrograd.tensors.dtypes import (
+    check_same_dtype,
+                                      float32,
+                                      float64,
+    get_default_dtype,
+                                      int64,
+    promote,
+    set_default_dtype,
+)
+from micrograd.tensors.factories import (
+    arange,
+    default_generator,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from micrograd.tensors.function import (
+    accumulate,
+    binary,
+    leaf,
+    node,
+    operand,
+    raw,
+    unary,
+    unbroadcast,
+)
 from micrograd.tensors.ops.linalg import matmul
 from micrograd.tensors.ops.reduce import MaxMin
 from micrograd.tensors.ops.shape import cat, stack
 from micrograd.tensors.tensor import ArrayLike, Tensor
 
 # The old private names, for code written against the single file.
-_leaf, _node, _send, _unbroadcast, _unary, _binary = leaf, node, accumulate, unbroadcast, unary, binary
+_leaf, _node, _send, _unbroadcast = leaf, node, accumulate, unbroadcast
+_unary, _binary = unary, binary
 _promote, _operand, _raw = promote, operand, raw
 
 __all__ = [

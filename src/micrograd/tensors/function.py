@@ -133,7 +133,7 @@ def apply(op: str, data: np.ndarray, inputs: Sequence[Tensor], vjps: Sequence[VJ
     if len(vjps) != len(inputs):
         raise ValueError(f"{op}: {len(inputs)} inputs need {len(inputs)} VJPs, "
                          f"got {len(vjps)}")
-    pairs = [(x, vjp) for x, vjp in zip(inputs, vjps) if x._requires_grad]
+    pairs = [(x, vjp) for x, vjp in zip(inputs, vjps, strict=True) if x._requires_grad]
     if not pairs:
         return node(data, inputs, op, None, False)
 
@@ -159,6 +159,7 @@ def binary(a: Any, b: Any, op: str, forward: Callable[[Any, Any], np.ndarray],
     forward(x, y) gives the output array; vjp_a(g, x, y, out) and vjp_b(...) the gradient
     for each input before unbroadcasting; None means "g itself" (the derivative is 1).
     """
+    inputs: tuple[Tensor, ...]
     if type(a) is Tensor:
         x, a_needs = a.data, a._requires_grad
         if type(b) is Tensor:

@@ -13,8 +13,18 @@ from typing import Any, Callable
 import numpy as np
 
 from micrograd.tensors import compat, dtypes
-from micrograd.tensors.function import (Tensor, binary, check_in_place, define_unary, leaf,
-                                        method, operand, quiet, raw, unary)
+from micrograd.tensors.function import (
+    Tensor,
+    binary,
+    check_in_place,
+    define_unary,
+    leaf,
+    method,
+    operand,
+    quiet,
+    raw,
+    unary,
+)
 from micrograd.tensors.tensor import ArrayLike
 
 _exp, _log, _sqrt = quiet(np.exp), quiet(np.log), quiet(np.sqrt)  # / and ** do the same

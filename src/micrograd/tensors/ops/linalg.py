@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from micrograd.tensors.dtypes import check_same_dtype
-from micrograd.tensors.function import (Tensor, accumulate, method, node, operand,
-                                        unbroadcast)
+from micrograd.tensors.function import Tensor, accumulate, method, node, operand, unbroadcast
 from micrograd.tensors.tensor import ArrayLike
 
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from micrograd.tensors.dtypes import common_dtype
-from micrograd.tensors.function import Tensor, method, node, accumulate, unary
+from micrograd.tensors.function import Tensor, accumulate, method, node, unary
 
 
 def shape_arg(shape: tuple) -> tuple:
@@ -69,7 +69,7 @@ def reverse_dims(x: Tensor) -> Tensor:
     return unary(x, x.data.T, "T", lambda g: g.T)
 
 
-setattr(Tensor, "T", property(reverse_dims))
+Tensor.T = property(reverse_dims)  # type: ignore[attr-defined]  # installed like every op
 
 
 def _as_tensors(tensors: Sequence[Any], op: str) -> tuple[Tensor, ...]:
@@ -97,7 +97,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         g = result.grad
         if g is None:
             return
-        for t, start, stop in zip(inputs, bounds[:-1], bounds[1:]):
+        for t, start, stop in zip(inputs, bounds[:-1], bounds[1:], strict=True):
             if t._requires_grad:
                 accumulate(t, g[(slice(None),) * axis + (slice(start, stop),)])
 
