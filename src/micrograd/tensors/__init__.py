@@ -16,8 +16,20 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 
 from micrograd.autograd import detect_anomaly, enable_grad, no_grad
 from micrograd.tensors import ops  # installs the ops on Tensor: t + u, t.exp(), ...
-from micrograd.tensors.compat import cuda, device, get_num_threads, set_num_threads
-from micrograd.tensors.dtypes import float32, float64, get_default_dtype, int64, set_default_dtype
+from micrograd.tensors.compat import (
+    cuda,
+    device,
+    get_num_threads,
+    keep_freed_memory,
+    set_num_threads,
+)
+from micrograd.tensors.dtypes import (
+    float32,
+    float64,
+    get_default_dtype,
+    int64,
+    set_default_dtype,
+)
 from micrograd.tensors.factories import (
     arange,
     manual_seed,
@@ -51,6 +63,7 @@ __all__ = [
     "get_default_dtype",
     "set_num_threads",
     "get_num_threads",
+    "keep_freed_memory",
     "float32",
     "float64",
     "int64",
