@@ -13,6 +13,7 @@ import numpy as np
 
 from micrograd.tensors.dtypes import check_same_dtype, promote
 from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.ops import elementwise, index, reduce
 from micrograd.tensors.ops.shape import cat, stack
 
 __all__ = [
@@ -123,27 +124,27 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
 
 def relu(x: Tensor) -> Tensor:
     """max(0, x)."""
-    return x.relu()
+    return elementwise.relu(x)
 
 
 def tanh(x: Tensor) -> Tensor:
     """tanh x."""
-    return x.tanh()
+    return elementwise.tanh(x)
 
 
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + e^-x)."""
-    return x.sigmoid()
+    return elementwise.sigmoid(x)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows)."""
-    return x.softmax(dim)
+    return reduce.softmax(x, dim)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x_i - log sum_j e^x_j along dim (stable)."""
-    return x.log_softmax(dim)
+    return reduce.log_softmax(x, dim)
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
@@ -225,7 +226,7 @@ def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     if X.ndim not in (1, 2):
         raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
-    picked = input[t] if X.ndim == 1 else input[np.arange(X.shape[0]), t]
+    picked = index.getitem(input, t if X.ndim == 1 else (np.arange(X.shape[0]), t))
     if reduction == "mean":
         return -picked.mean()
     if reduction == "sum":

@@ -115,12 +115,12 @@ def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | Ma
 
 @method()
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return leaf(np.asarray(x.data.argmax(axis=dim, keepdims=keepdim)))
+    return leaf(np.asarray(np.argmax(x.data, axis=dim, keepdims=keepdim)))
 
 
 @method()
 def argmin(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return leaf(np.asarray(x.data.argmin(axis=dim, keepdims=keepdim)))
+    return leaf(np.asarray(np.argmin(x.data, axis=dim, keepdims=keepdim)))
 
 
 def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
