@@ -43,9 +43,9 @@ _TORCH_PATHS = {
 
 def __getattr__(name: str):
     if name in _TENSOR_NAMES:
-        import micrograd.tensors.engine as tensor_engine
+        import micrograd.tensors as tensors
 
-        return getattr(tensor_engine, name)
+        return getattr(tensors, name)
     if name in _SUBMODULES:
         import importlib
 

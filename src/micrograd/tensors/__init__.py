@@ -15,29 +15,34 @@ except ImportError as error:  # pragma: no cover - depends on the environment
     ) from error
 
 from micrograd.autograd import detect_anomaly, enable_grad, no_grad
-from micrograd.tensors.engine import (
-    Tensor,
-    arange,
-    cat,
+from micrograd.tensors import ops  # installs the ops on Tensor: t + u, t.exp(), ...
+from micrograd.tensors.compat import (
     cuda,
     device,
+    get_num_threads,
+    keep_freed_memory,
+    set_num_threads,
+)
+from micrograd.tensors.dtypes import (
     float32,
     float64,
     get_default_dtype,
-    get_num_threads,
     int64,
+    set_default_dtype,
+)
+from micrograd.tensors.factories import (
+    arange,
     manual_seed,
     ones,
+    ones_like,
     rand,
     randn,
-    set_default_dtype,
-    set_num_threads,
-    stack,
     tensor,
     zeros,
     zeros_like,
-    ones_like,
 )
+from micrograd.tensors.ops.shape import cat, stack
+from micrograd.tensors.tensor import Tensor
 
 __all__ = [
     "Tensor",
@@ -58,12 +63,14 @@ __all__ = [
     "get_default_dtype",
     "set_num_threads",
     "get_num_threads",
+    "keep_freed_memory",
     "float32",
     "float64",
     "int64",
     "no_grad",
     "enable_grad",
     "detect_anomaly",
+    "ops",
 ]
 
 # The rest of the package loads on first use (PEP 562): `micrograd.tensors.nn.Linear`

@@ -6,7 +6,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from micrograd.tensors.engine import Tensor, _leaf
+from micrograd.tensors.function import Tensor, leaf
 
 
 class TensorDataset:
@@ -25,7 +25,7 @@ class TensorDataset:
         return len(self.columns[0])
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
-        return tuple(_leaf(np.asarray(c[index])) for c in self.columns)
+        return tuple(leaf(np.asarray(c[index])) for c in self.columns)
 
 
 class DataLoader:
@@ -68,4 +68,4 @@ def _collate(samples: Sequence[Any]) -> Any:
     first = samples[0]
     if isinstance(first, (tuple, list)):
         return tuple(_collate([s[i] for s in samples]) for i in range(len(first)))
-    return _leaf(np.stack([s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]))
+    return leaf(np.stack([s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]))

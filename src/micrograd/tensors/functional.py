@@ -11,15 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.tensors.engine import (
-    Tensor,
-    check_same_dtype,
-    _node,
-    _promote,
-    _send,
-    cat,
-    stack,
-)
+from micrograd.tensors.dtypes import check_same_dtype, promote
+from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.ops import elementwise, index, reduce
+from micrograd.tensors.ops.shape import cat, stack
 
 __all__ = [
     "linear",
@@ -62,13 +57,13 @@ def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | No
     """Send dx = g W, dW = g^T x, db = sum of g over the batch (g: d loss / d(x W^T + b))."""
     X, W = x.data, weight.data
     if x._requires_grad:
-        _send(x, g @ W)
+        accumulate(x, g @ W)
     g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
     if weight._requires_grad:
-        _send(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
+        accumulate(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
     if bias is not None and bias._requires_grad:
         # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
-        _send(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
+        accumulate(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
 
 
 def _record(x: Tensor, weight: Tensor, bias: Tensor | None) -> tuple[tuple, bool]:
@@ -81,13 +76,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x = _check_linear(x, weight, "linear")
     out = _affine(x.data, weight.data, bias)
 
-    def grad_fn(node):
-        g = node.grad
+    def grad_fn(result: Tensor) -> None:
+        g = result.grad
         if g is not None:
             _linear_backward(g, x, weight, bias)
 
     inputs, record = _record(x, weight, bias)
-    return _node(out, inputs, "linear", grad_fn, record)
+    return node(out, inputs, "linear", grad_fn, record)
 
 
 _zero_arrays: dict[tuple, np.ndarray] = {}
@@ -118,38 +113,38 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     out = _affine(x.data, weight.data, bias)
     np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
 
-    def grad_fn(node):
-        g = node.grad
+    def grad_fn(result: Tensor) -> None:
+        g = result.grad
         if g is not None:
             _linear_backward(g * (out > 0), x, weight, bias)  # 1 where x > 0 (0 at 0)
 
     inputs, record = _record(x, weight, bias)
-    return _node(out, inputs, "linear_relu", grad_fn, record)
+    return node(out, inputs, "linear_relu", grad_fn, record)
 
 
 def relu(x: Tensor) -> Tensor:
     """max(0, x)."""
-    return x.relu()
+    return elementwise.relu(x)
 
 
 def tanh(x: Tensor) -> Tensor:
     """tanh x."""
-    return x.tanh()
+    return elementwise.tanh(x)
 
 
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + e^-x)."""
-    return x.sigmoid()
+    return elementwise.sigmoid(x)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows)."""
-    return x.softmax(dim)
+    return reduce.softmax(x, dim)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x_i - log sum_j e^x_j along dim (stable)."""
-    return x.log_softmax(dim)
+    return reduce.log_softmax(x, dim)
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
@@ -210,8 +205,8 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
     nll = -logp.reshape(-1)[picked]
     loss, scale = _reduce(nll, reduction)
 
-    def grad_fn(node):
-        g = node.grad
+    def grad_fn(result: Tensor) -> None:
+        g = result.grad
         if g is None:
             return
         d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
@@ -220,9 +215,9 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
             d *= g[..., None]
         else:
             d *= g * scale
-        _send(input, d)
+        accumulate(input, d)
 
-    return _node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
+    return node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
 
 
 def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
@@ -231,7 +226,7 @@ def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     if X.ndim not in (1, 2):
         raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
-    picked = input[t] if X.ndim == 1 else input[np.arange(X.shape[0]), t]
+    picked = index.getitem(input, t if X.ndim == 1 else (np.arange(X.shape[0]), t))
     if reduction == "mean":
         return -picked.mean()
     if reduction == "sum":
@@ -251,18 +246,18 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
             f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
         )
     if X.dtype != Y.dtype:  # PyTorch's promotion: an int64 target keeps a float32 loss
-        X, Y = _promote(X, Y, "mse_loss")
+        X, Y = promote(X, Y, "mse_loss")
     diff = X - Y
     loss, scale = _reduce(diff * diff, reduction)
 
-    def grad_fn(node):
-        g = node.grad
+    def grad_fn(result: Tensor) -> None:
+        g = result.grad
         if g is None:
             return
         d = 2 * diff * (g if scale is None else g * scale)
         if input._requires_grad:
-            _send(input, d)
+            accumulate(input, d)
         if target._requires_grad:
-            _send(target, -d)
+            accumulate(target, -d)
 
-    return _node(loss, (input, target), "mse_loss", grad_fn)
+    return node(loss, (input, target), "mse_loss", grad_fn)

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from micrograd.autograd import no_grad
-from micrograd.tensors.engine import Tensor
+from micrograd.tensors.tensor import Tensor
 
 
 class GradcheckError(AssertionError):

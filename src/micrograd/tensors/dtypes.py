@@ -1,0 +1,127 @@
+"""Dtypes and PyTorch's type promotion: what `a + b` gives when a and b differ in dtype.
+
+numpy promotes differently on two counts that matter for learners (float32 + int64 is
+float64 there; a 0-d float64 turns a float32 batch into float64), so every op that mixes
+dtypes asks this module instead of numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import numpy as np
+
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int64 = np.dtype(np.int64)
+
+
+class _DefaultDtype:
+    """Holder of the default dtype: ops read `default.dtype` (one attribute lookup)."""
+
+    dtype: np.dtype = float64  # what Python floats become (numpy's; PyTorch uses float32)
+
+
+default = _DefaultDtype()
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """The dtype Python floats and new parameters get: float64 (default) or float32."""
+    dtype = np.dtype(dtype)
+    if dtype not in (float32, float64):
+        raise TypeError(f"default dtype must be float32 or float64, got {dtype}")
+    default.dtype = dtype
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype Python floats and new parameters get."""
+    return default.dtype
+
+
+def as_dtype(dtype: Any) -> np.dtype:
+    """dtype as a numpy dtype, with an error that says what is accepted."""
+    try:
+        return np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"expected a dtype (micrograd.float32, float64, int64, ...) or the device 'cpu', "
+            f"got {dtype!r}"
+        ) from error
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating, as PyTorch
+
+
+def result_dtype(x: np.ndarray, y: np.ndarray) -> np.dtype:
+    """PyTorch's type promotion for two tensors: the higher category (bool < integer <
+    floating) wins; within one category a dimensioned tensor's dtype wins over a 0-d one's,
+    and two of the same kind promote as usual (float32 + float64 = float64).
+
+    numpy differs on two counts that matter for learners: it makes float32 + int64 float64,
+    and lets a 0-d float64 (a loss weight, a learning rate tensor) turn a float32 batch
+    into float64 -- "float32 stays float32" would break silently."""
+    x_category, y_category = _CATEGORY[x.dtype.kind], _CATEGORY[y.dtype.kind]
+    if x_category != y_category:
+        return x.dtype if x_category > y_category else y.dtype
+    if (x.ndim == 0) != (y.ndim == 0):
+        return y.dtype if x.ndim == 0 else x.dtype
+    return np.promote_types(x.dtype, y.dtype)
+
+
+def promote(x: np.ndarray, y: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """x and y converted to their PyTorch result dtype (call it when the dtypes differ)."""
+    if op == "-" and (x.dtype.kind == "b" or y.dtype.kind == "b"):
+        refuse_bool_subtraction()
+    target = result_dtype(x, y)
+    return (x if x.dtype == target else x.astype(target),
+            y if y.dtype == target else y.astype(target))
+
+
+def promote_with_number(array: np.ndarray, number: Any, op: str) -> np.ndarray:
+    """The array side of `tensor op number` for a bool or integer tensor.
+
+    numpy already treats Python numbers as weak, as PyTorch does (float32 * 2.0 stays
+    float32, int64 + True stays int64). Left to fix: an integer or bool tensor with a Python
+    float gives the *default* float dtype in PyTorch (numpy: float64), and `-` refuses bools
+    (a bool number is refused earlier, where the operand is read).
+    """
+    if op == "-" and array.dtype.kind == "b":
+        refuse_bool_subtraction()
+    if type(number) is float and array.dtype.kind != "f":
+        return array.astype(default.dtype)
+    return array
+
+
+def refuse_bool_subtraction() -> NoReturn:
+    raise TypeError("- with a bool operand is not supported, as in PyTorch; to flip a mask "
+                    "use ~mask or mask.logical_not(), to count use mask.long()")
+
+
+def common_dtype(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The arrays converted to one dtype by PyTorch's promotion (cat and stack: float32 and
+    int64 make float32, where numpy would make float64)."""
+    first = arrays[0].dtype
+    for a in arrays:
+        if a.dtype is not first and a.dtype != first:
+            break
+    else:
+        return arrays  # one dtype already: the common case, no work
+    target = first
+    for array in arrays[1:]:
+        if array.dtype != target:
+            # both as 1-d: stacked tensors share one shape, so the 0-d rule never applies
+            target = result_dtype(np.empty(0, target), np.empty(0, array.dtype))
+    return [a if a.dtype == target else a.astype(target) for a in arrays]
+
+
+def check_same_dtype(op: str, A: np.ndarray, B: np.ndarray) -> None:
+    """Matrix products take one dtype, as in PyTorch (elementwise ops promote instead).
+
+    numpy would silently compute float32 @ float64 in float64, twice the time and memory,
+    and the float32 model the learner thinks they have would not be one."""
+    if A.dtype != B.dtype:
+        raise TypeError(
+            f"{op}: the operands have different dtypes, {A.dtype} and {B.dtype}; a matrix "
+            "product needs one dtype, as in PyTorch: convert one side, e.g. x.float() or "
+            "x.double() for a tensor, model.float() or model.double() for a model"
+        )

@@ -1,0 +1,302 @@
+"""The op kernel: how a tensor op is made. Public: new ops are written with it.
+
+A tensor op is a forward computation on numpy arrays plus one vector-Jacobian product
+(VJP) per input: given g, the gradient of the loss with respect to the op's output, the
+VJP returns the gradient with respect to that input. The kernel does the rest, the same
+for every op -- it records the node for `backward()`, sums each gradient back over the
+axes broadcasting stretched (`unbroadcast`), converts it to the input's dtype, and adds it
+into the input's `.grad`. The Tensor counterpart of `micrograd.define_op`.
+
+From the highest level down:
+
+    define_unary(op, forward, vjp)              -> a function of one tensor
+    define_binary(op, forward, vjp_a, vjp_b)    -> a function of two operands (numbers too)
+    unary(x, out, op, vjp)                      the node of a one-input op already computed
+    apply(op, out, inputs, vjps)                the node of an n-input op already computed
+    node(out, inputs, op, backward, record)     the raw node; backward(node) sends gradients
+    accumulate(t, g)                            t.grad += g, unbroadcast and in t's dtype
+    leaf(array)                                 a tensor that records no graph
+
+A VJP of None means "the gradient passes through unchanged" (d out / d input = 1).
+`method` installs an op as a Tensor method (t.exp(), t + u).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable, Optional, Sequence, TypeVar
+
+import numpy as np
+
+from micrograd import autograd
+from micrograd.autograd import modes
+from micrograd.tensors import dtypes
+from micrograd.tensors.dtypes import float32, float64, promote, promote_with_number
+from micrograd.tensors.tensor import Tensor, is_finite, leaf
+
+__all__ = [
+    "Tensor", "VJP", "leaf", "node", "accumulate", "unbroadcast", "unary", "apply", "binary",
+    "define_unary", "define_binary", "operand", "raw", "quiet", "check_in_place", "method",
+]
+
+VJP = Optional[Callable[[np.ndarray], np.ndarray]]  # g -> gradient for one input
+F = TypeVar("F", bound=Callable[..., Any])
+
+_new = object.__new__
+
+
+def node(data: np.ndarray, inputs: tuple, op: str, backward: Callable[[Tensor], None] | None,
+         record: bool | None = None) -> Tensor:
+    """The output tensor of an op. It records `inputs` and `backward` (called as
+    backward(node) by the walker, it sends node.grad on to the inputs with `accumulate`)
+    when gradients are on and `record` is true (None: when any input requires grad)."""
+    t = _new(Tensor)
+    t.data = data if type(data) is np.ndarray else np.asarray(data)
+    t.grad = None
+    t._op = op
+    if record is None:
+        record = any(x._requires_grad for x in inputs)
+    if record and modes.grad_enabled:
+        t._requires_grad = True
+        t._prev = inputs
+        t._grad_fn = backward
+    else:
+        t._requires_grad = False
+        t._prev = ()
+        t._grad_fn = None
+    if modes.anomaly:
+        autograd.check_forward(op, t.data, inputs, is_finite)
+    return t
+
+
+def accumulate(t: Tensor, g: Any, shared: bool = False) -> None:
+    """t.grad += g, with g summed back to t's shape and converted to t's dtype.
+
+    `shared` says g is also someone else's gradient array: a leaf then gets its own copy,
+    so a user who edits p.grad in place does not change another tensor's gradient.
+    """
+    data = t.data
+    if g.shape != data.shape:
+        g = unbroadcast(g, data.shape)
+        shared = False
+    if g.dtype is not data.dtype and g.dtype != data.dtype:  # `is`: the cheap common case
+        g = g.astype(data.dtype)
+        shared = False
+    old = t.grad
+    if old is None:
+        if type(g) is not np.ndarray:
+            g = np.array(g)
+        elif t._grad_fn is None and (shared or g.base is not None):
+            g = g.copy()  # a leaf's .grad is its own array, not a view of another one
+        t.grad = g
+    else:
+        total = old + g
+        t.grad = total if type(total) is np.ndarray else np.asarray(total)
+
+
+def unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum g over the axes that broadcasting added or stretched, giving `shape`.
+
+    An input broadcast along an axis was used once per position on it, so by the `+=`
+    rule its gradient is the sum of the gradients of all those uses.
+    """
+    extra = g.ndim - len(shape)
+    if extra:
+        g = g.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if stretched:
+        g = g.sum(axis=stretched, keepdims=True)
+    return g if type(g) is np.ndarray else np.asarray(g)
+
+
+def unary(x: Tensor, data: np.ndarray, op: str, vjp: VJP) -> Tensor:
+    """The node of a one-input op whose output `data` is computed: vjp(g) is the
+    gradient for x (None: g passes through unchanged)."""
+    if not x._requires_grad:
+        return node(data, (x,), op, None, False)
+
+    def backward(out: Tensor) -> None:
+        g = out.grad
+        if g is not None:
+            if vjp is None:
+                accumulate(x, g, shared=True)
+            else:
+                accumulate(x, vjp(g))
+
+    return node(data, (x,), op, backward, True)
+
+
+def apply(op: str, data: np.ndarray, inputs: Sequence[Tensor], vjps: Sequence[VJP]) -> Tensor:
+    """The node of an op of several tensors whose output `data` is computed: vjps[i](g)
+    is the gradient for inputs[i] (None: g itself), summed back to its shape."""
+    inputs = tuple(inputs)
+    if len(vjps) != len(inputs):
+        raise ValueError(f"{op}: {len(inputs)} inputs need {len(inputs)} VJPs, "
+                         f"got {len(vjps)}")
+    pairs = [(x, vjp) for x, vjp in zip(inputs, vjps, strict=True) if x._requires_grad]
+    if not pairs:
+        return node(data, inputs, op, None, False)
+
+    def backward(out: Tensor) -> None:
+        g = out.grad
+        if g is None:
+            return
+        for x, vjp in pairs:
+            if vjp is None:
+                accumulate(x, g, shared=True)
+            else:
+                accumulate(x, vjp(g))
+
+    return node(data, inputs, op, backward, True)
+
+
+def binary(a: Any, b: Any, op: str, forward: Callable[[Any, Any], np.ndarray],
+           vjp_a: Callable[..., np.ndarray] | None,
+           vjp_b: Callable[..., np.ndarray] | None) -> Tensor:
+    """An elementwise op of two operands, broadcast and promoted as in PyTorch; a or b may
+    be a plain Python number (no gradient for it).
+
+    forward(x, y) gives the output array; vjp_a(g, x, y, out) and vjp_b(...) the gradient
+    for each input before unbroadcasting; None means "g itself" (the derivative is 1).
+    """
+    inputs: tuple[Tensor, ...]
+    if type(a) is Tensor:
+        x, a_needs = a.data, a._requires_grad
+        if type(b) is Tensor:
+            y, b_needs, inputs = b.data, b._requires_grad, (a, b)
+            if x.dtype is not y.dtype and x.dtype != y.dtype:  # `is`: the cheap common case
+                x, y = promote(x, y, op)
+        else:
+            y, b_needs, inputs = b, False, (a,)
+            # a float tensor op a number: numpy's result dtype is PyTorch's already
+            if x.dtype is not float64 and x.dtype is not float32 and x.dtype.kind != "f":
+                x = promote_with_number(x, b, op)
+    else:
+        x, a_needs = a, False
+        y, b_needs, inputs = b.data, b._requires_grad, (b,)
+        if y.dtype is not float64 and y.dtype is not float32 and y.dtype.kind != "f":
+            y = promote_with_number(y, a, op)
+    try:
+        out = forward(x, y)
+    except ValueError as error:
+        try:
+            np.broadcast_shapes(np.shape(x), np.shape(y))
+        except ValueError:
+            raise ValueError(
+                f"{op}: shapes {np.shape(x)} and {np.shape(y)} cannot be broadcast "
+                "together (each trailing dimension must be equal or 1)"
+            ) from error
+        raise
+    if not (a_needs or b_needs):
+        return node(out, inputs, op, None, False)
+
+    def backward(result: Tensor) -> None:
+        g = result.grad
+        if g is None:
+            return
+        if a_needs:
+            accumulate(a, g, True) if vjp_a is None else accumulate(a, vjp_a(g, x, y, out))
+        if b_needs:
+            accumulate(b, g, True) if vjp_b is None else accumulate(b, vjp_b(g, x, y, out))
+
+    return node(out, inputs, op, backward, True)
+
+
+def define_unary(op: str, forward: Callable[[np.ndarray], np.ndarray],
+                 vjp: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None,
+                 ) -> Callable[[Tensor], Tensor]:
+    """A one-input op from array functions: forward(x) -> out, vjp(g, x, out) -> the
+    gradient for x. E.g. define_unary("sin", np.sin, lambda g, x, out: g * np.cos(x))."""
+
+    def function(x: Tensor) -> Tensor:
+        data = x.data
+        out = forward(data)
+        if vjp is None:
+            return unary(x, out, op, None)
+        return unary(x, out, op, lambda g: vjp(g, data, out))
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = f"{op}(x), elementwise."
+    return function
+
+
+def define_binary(op: str, forward: Callable[[Any, Any], np.ndarray],
+                  vjp_a: Callable[..., np.ndarray] | None,
+                  vjp_b: Callable[..., np.ndarray] | None) -> Callable[[Any, Any], Tensor]:
+    """An elementwise two-input op (see `binary`): forward(x, y) -> out,
+    vjp_a(g, x, y, out) and vjp_b(g, x, y, out) -> the gradient for each input."""
+
+    def function(a: Any, b: Any) -> Tensor:
+        if type(a) is not Tensor:
+            a = operand(a, op)
+        if type(b) is not Tensor:
+            b = operand(b, op)
+        if type(a) is not Tensor and type(b) is not Tensor:
+            a = Tensor(a)
+        return binary(a, b, op, forward, vjp_a, vjp_b)
+
+    function.__name__ = function.__qualname__ = op
+    return function
+
+
+def operand(other: Any, op: str = "") -> Any:
+    """The other operand of an arithmetic op: a Tensor, a Python number (kept as is, so a
+    float32 tensor times 2.0 stays float32), or an array made into a constant tensor;
+    NotImplemented for anything else."""
+    kind = type(other)
+    if kind is float or kind is int or kind is Tensor:  # the common cases first
+        return other
+    if kind is bool or isinstance(other, np.bool_):
+        if op == "-":
+            dtypes.refuse_bool_subtraction()
+        return bool(other)
+    if isinstance(other, (int, float)) and not isinstance(other, np.generic):
+        return other
+    if isinstance(other, np.generic) and other.dtype.kind in "iuf":
+        return other.item()  # numpy scalars act as Python numbers, as in PyTorch
+    if isinstance(other, (np.ndarray, list, tuple)):
+        return Tensor(other)
+    if isinstance(other, numbers.Real):
+        return float(other)
+    return NotImplemented
+
+
+def raw(other: Any) -> Any:
+    """The plain data of an operand (for comparisons and in-place updates)."""
+    return other.data if isinstance(other, Tensor) else other
+
+
+def quiet(function: F) -> F:
+    """`function` under np.errstate(all="ignore"): inf and nan come back as IEEE defines them
+    (1/0 = inf, log 0 = -inf, sqrt -1 = nan), silently, as in PyTorch and the scalar engine.
+    numpy would also print a RuntimeWarning pointing into our files; anomaly mode
+    (micrograd.detect_anomaly) is the way to stop at the first inf or nan. Use it only in
+    forward computations where such values can come up, since the context manager costs
+    ~1 us a call; Tensor.backward() silences the whole backward pass once."""
+
+    def call(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return function(*args)
+
+    return call  # type: ignore[return-value]
+
+
+def check_in_place(t: Tensor, op: str) -> None:
+    """Refuse an in-place change of a tensor that requires grad while gradients are on."""
+    if t._requires_grad and modes.grad_enabled:
+        raise RuntimeError(
+            f"in-place {op} on a tensor that requires grad would corrupt its graph; "
+            "update parameters inside `with no_grad():` (or use p.data)"
+        )
+
+
+def method(*names: str) -> Callable[[F], F]:
+    """Install the decorated op on Tensor under `names` (default: its own name), so the
+    function `exp(t)` is also the method `t.exp()`; returns the function unchanged."""
+
+    def install(function: F) -> F:
+        for name in names or (function.__name__,):
+            setattr(Tensor, name, function)
+        return function
+
+    return install

@@ -1,0 +1,305 @@
+"""Elementwise ops: arithmetic operators, math functions, comparisons, in-place updates.
+
+Each entry is a forward array computation and its local derivative side by side. The
+operators' reflected twins (2 * t), the comparisons and the in-place variants are generated
+from one table each rather than written out.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from micrograd.tensors import compat, dtypes
+from micrograd.tensors.function import (
+    Tensor,
+    binary,
+    check_in_place,
+    define_unary,
+    leaf,
+    method,
+    operand,
+    quiet,
+    raw,
+    unary,
+)
+from micrograd.tensors.tensor import ArrayLike
+
+_exp, _log, _sqrt = quiet(np.exp), quiet(np.log), quiet(np.sqrt)  # / and ** do the same
+
+
+def true_divide(x: Any, y: Any) -> np.ndarray:
+    """x / y. Integers divide to a float of the default dtype, as in PyTorch (numpy: float64)."""
+    with np.errstate(all="ignore"):  # as quiet(), without a second call frame
+        out = np.true_divide(x, y)
+    if (dtypes.default.dtype is dtypes.float32 and out.dtype == dtypes.float64
+            and not any(isinstance(v, float) or getattr(v, "dtype", dtypes.int64).kind == "f"
+                        for v in (x, y))):
+        out = out.astype(dtypes.float32)
+    return out
+
+
+def raise_to_power(x: Any, y: Any) -> np.ndarray:
+    """x ** y; bool ** bool tensor is refused as in PyTorch (numpy would give int8), and a
+    bool tensor ** a Python bool stays bool."""
+    with np.errstate(all="ignore"):
+        out = np.power(x, y)
+    if out.dtype == np.int8 and getattr(x, "dtype", None) != np.int8 \
+            and getattr(y, "dtype", None) != np.int8:  # only bools make int8 from non-int8
+        if isinstance(y, np.ndarray):
+            raise TypeError("** with a bool tensor as the exponent is not supported, as in "
+                            "PyTorch; convert it first, e.g. t.long()")
+        out = out.astype(bool)
+    return out
+
+
+# Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
+def _mul_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(xy)/dx = y
+    return g * y
+
+
+def _mul_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(xy)/dy = x
+    return g * x
+
+
+def _div_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x/y)/dx = 1/y
+    return g / y
+
+
+def _div_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x/y)/dy = -x/y^2
+    return -g * x / (y * y)
+
+
+def _pow_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x^y)/dx = y x^(y-1), 0 at y == 0
+    return g * np.where(y == 0, 0, y * np.power(x, y - 1))
+
+
+def _pow_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x^y)/dy = x^y ln x, 0 at x == 0, y >= 0
+    return g * np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
+
+
+def _sub_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x-y)/dy = -1
+    return -g
+
+
+# op symbol, Tensor's operator names, forward, d/da, d/db (None: the derivative is 1)
+ARITHMETIC = (
+    ("+", "__add__", "__radd__", np.add, None, None),
+    ("-", "__sub__", "__rsub__", np.subtract, None, _sub_db),
+    ("*", "__mul__", "__rmul__", np.multiply, _mul_da, _mul_db),
+    ("/", "__truediv__", "__rtruediv__", true_divide, _div_da, _div_db),
+    ("**", "__pow__", "__rpow__", raise_to_power, _pow_da, _pow_db),
+)
+
+
+def _operator_pair(op: str, forward: Callable, da: Callable | None,
+                   db: Callable | None) -> tuple[Callable, Callable]:
+    """Tensor's method for an arithmetic operator and its reflected twin (`t * 2` and
+    `2 * t`): both make the same `binary` node, with the operands in written order."""
+
+    def method(self: Tensor, other: ArrayLike) -> Tensor:
+        if type(other) is not Tensor:
+            other = operand(other, op)
+            if other is NotImplemented:
+                return NotImplemented
+        return binary(self, other, op, forward, da, db)
+
+    def reflected(self: Tensor, other: ArrayLike) -> Tensor:
+        a = operand(other, op)
+        if a is NotImplemented:
+            return NotImplemented
+        return binary(a, self, op, forward, da, db)
+
+    return method, reflected
+
+
+for _op, _name, _rname, _forward, _da, _db in ARITHMETIC:
+    _method, _reflected = _operator_pair(_op, _forward, _da, _db)
+    setattr(Tensor, _name, _method)
+    setattr(Tensor, _rname, _reflected)
+
+add, sub, mul, div, pow = (getattr(Tensor, row[1]) for row in ARITHMETIC)  # functional forms
+
+
+@method("__neg__", "neg")
+def neg(x: Tensor) -> Tensor:
+    """-x;  d/dx = -1."""
+    return unary(x, -x.data, "neg", lambda g: -g)
+
+
+@method("__pos__")
+def pos(x: Tensor) -> Tensor:
+    return x
+
+
+# --- math functions: forward and local derivative side by side ------------------------
+
+@method()
+def exp(x: Tensor) -> Tensor:
+    """e^x;  d/dx = e^x."""
+    e = _exp(x.data)
+    return unary(x, e, "exp", lambda g: g * e)
+
+
+@method()
+def log(x: Tensor) -> Tensor:
+    """ln x;  d/dx = 1/x."""
+    data = x.data
+    return unary(x, _log(data), "log", lambda g: g / data)
+
+
+@method()
+def tanh(x: Tensor) -> Tensor:
+    """tanh x;  d/dx = 1 - tanh(x)^2."""
+    t = np.tanh(x.data)
+    return unary(x, t, "tanh", lambda g: g * (1 - t * t))
+
+
+@method()
+def relu(x: Tensor) -> Tensor:
+    """max(0, x);  d/dx = 1 where x > 0, else 0 (also at 0, as PyTorch)."""
+    positive = x.data > 0
+    out = x.data * positive  # backward needs the mask anyway; as fast as np.maximum
+    out += 0  # turns the -0.0 of negative inputs into 0.0
+    return unary(x, out, "relu", lambda g: g * positive)
+
+
+def sigmoid_array(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x) on an array, without overflow."""
+    # exp(-|x|) never overflows: 1/(1+e) for x >= 0, e/(1+e) below, as torch.sigmoid.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+@method()
+def sigmoid(x: Tensor) -> Tensor:
+    """1 / (1 + e^-x);  d/dx = s(1 - s)."""
+    s = sigmoid_array(x.data)
+    return unary(x, s, "sigmoid", lambda g: g * (s * (1 - s)))
+
+
+@method()
+def sqrt(x: Tensor) -> Tensor:
+    """sqrt x;  d/dx = 1 / (2 sqrt x)."""
+    r = _sqrt(x.data)
+    return unary(x, r, "sqrt", lambda g: g / (2 * r))
+
+
+abs = method("abs", "__abs__")(  # |x|;  d/dx = sign(x) (0 at 0, as PyTorch)
+    define_unary("abs", np.abs, lambda g, x, out: g * np.sign(x)))
+sin = method("sin")(define_unary("sin", np.sin, lambda g, x, out: g * np.cos(x)))
+cos = method("cos")(define_unary("cos", np.cos, lambda g, x, out: -g * np.sin(x)))
+
+
+@method()
+def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """x limited to [min, max];  d/dx = 1 inside (bounds included, as PyTorch), else 0."""
+    if min is None and max is None:
+        raise ValueError("clamp needs min or max (or both)")
+    data = x.data
+    inside = np.ones(data.shape, dtype=bool)
+    if min is not None:
+        inside &= data >= min
+    if max is not None:
+        inside &= data <= max
+    return unary(x, np.clip(data, min, max), "clamp", lambda g: g * inside)
+
+
+# --- dtype conversions: the gradient is converted back ---------------------------------
+
+@method()
+def clone(x: Tensor) -> Tensor:
+    """A copy of the data; gradients flow back to this tensor."""
+    return unary(x, x.data.copy(), "clone", None)
+
+
+@method()
+def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+       non_blocking: bool = False, copy: bool = False) -> Tensor:
+    """This tensor converted to a dtype (gradients are converted back), as torch's
+    to(dtype), to(device), to(device, dtype) or to(other_tensor). The only device is
+    "cpu", which changes nothing; "cuda" and the like raise a RuntimeError.
+    non_blocking is accepted and changes nothing (there is no device to copy to);
+    copy=True returns a new tensor even when nothing needs converting."""
+    args = tuple(a.data.dtype if isinstance(a, Tensor) else a for a in args)
+    target = compat.to_arguments(args, dtype, device)
+    if target is None or target == x.data.dtype:
+        return unary(x, x.data.copy(), "to", None) if copy else x
+    if target.kind != "f":
+        return leaf(x.data.astype(target))  # integer results are not differentiable
+    return unary(x, x.data.astype(target), "to", None)
+
+
+@method("float")
+def to_float32(x: Tensor) -> Tensor:
+    return to(x, dtypes.float32)
+
+
+@method("double")
+def to_float64(x: Tensor) -> Tensor:
+    return to(x, dtypes.float64)
+
+
+@method("long")
+def to_int64(x: Tensor) -> Tensor:
+    return to(x, dtypes.int64)
+
+
+# --- comparisons and logic: plain boolean tensors, no gradient -------------------------
+
+def _comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return leaf(compare(self.data, raw(other)))
+
+    return method
+
+
+COMPARISONS = {"__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt,
+               "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge}
+for _name, _compare in COMPARISONS.items():
+    setattr(Tensor, _name, _comparison(_compare))
+    setattr(Tensor, _name.strip("_"), _comparison(_compare))  # t.eq(u), t.lt(u), ...
+
+
+@method("__invert__")
+def invert(x: Tensor) -> Tensor:
+    """~t: logical not of a bool tensor, bitwise not of an integer one (no gradient)."""
+    if x.data.dtype.kind not in "biu":
+        raise TypeError(f"~ needs a bool or integer tensor, got {x.data.dtype}")
+    return leaf(~x.data)
+
+
+@method()
+def logical_not(x: Tensor) -> Tensor:
+    """True where the element is zero (or False), as a bool tensor."""
+    return leaf(np.logical_not(x.data))
+
+
+# --- in-place updates -------------------------------------------------------------------
+# For parameter updates under no_grad(), as in PyTorch scripts (`p -= lr * p.grad`).
+# Without them Python would rebind p to a new tensor and the parameter would silently
+# never change.
+
+def _in_place(symbol: str, update: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+    def method(self: Tensor, other: ArrayLike) -> Tensor:
+        check_in_place(self, symbol)
+        update(self.data, raw(other))  # numpy's in-place operator writes into self.data
+        return self
+
+    return method
+
+
+IN_PLACE = {"__iadd__": ("+=", operator.iadd), "__isub__": ("-=", operator.isub),
+            "__imul__": ("*=", operator.imul), "__itruediv__": ("/=", operator.itruediv)}
+for _name, (_symbol, _update) in IN_PLACE.items():
+    setattr(Tensor, _name, _in_place(_symbol, _update))
+
+
+@method()
+def zero_(x: Tensor) -> Tensor:
+    """Fill with zeros in place (under no_grad() if this tensor requires grad)."""
+    check_in_place(x, "zero_()")
+    x.data[...] = 0
+    return x

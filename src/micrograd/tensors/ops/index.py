@@ -1,0 +1,61 @@
+"""Indexing: t[index] reads a part, whose gradient is scattered back into a zero array."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from micrograd.tensors.function import Tensor, check_in_place, method, raw, unary
+
+
+def index_arg(index: Any) -> Any:
+    """An index with tensors replaced by their arrays and lists by int arrays."""
+    if isinstance(index, Tensor):
+        return index.data
+    if isinstance(index, list):
+        return np.asarray(index)
+    if isinstance(index, tuple):
+        return tuple(index_arg(i) for i in index)
+    return index
+
+
+def is_advanced(index: Any) -> bool:
+    """True if the index holds an array (numpy's advanced indexing: elements may repeat)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, np.ndarray) for p in parts)
+
+
+@method("__getitem__")
+def getitem(x: Tensor, index: Any) -> Tensor:
+    """x[index] with ints, slices, None, ... and integer/bool arrays; the gradient is
+    scattered back, and repeated indices accumulate (np.add.at)."""
+    index = index_arg(index)
+    data = x.data
+    out = data[index]  # numpy raises IndexError out of range, as torch does
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+
+    def scatter(g: np.ndarray) -> np.ndarray:
+        full = np.zeros(data.shape, dtype=g.dtype)
+        if is_advanced(index):
+            np.add.at(full, index, g)  # x[[0, 0]]: both copies send their gradient
+        else:
+            full[index] = g
+        return full
+
+    return unary(x, out, "index", scatter)
+
+
+@method("__setitem__")
+def setitem(x: Tensor, index: Any, value: Any) -> None:
+    """x[index] = value, for data outside the graph (or parameters under no_grad())."""
+    check_in_place(x, "item assignment")
+    x.data[index_arg(index)] = raw(value)
+
+
+@method("__iter__")
+def iterate(x: Tensor) -> Iterator[Tensor]:
+    if x.data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (getitem(x, i) for i in range(len(x.data)))
