@@ -75,6 +75,9 @@ class MicrogradEngine:
         from micrograd import tensors
         from micrograd.tensors import functional, nn  # noqa: F401  (fails: "not available")
 
+        # The tuning a training script asks for explicitly (it changes the process's malloc,
+        # so micrograd no longer does it on import): see docs/tensors.md.
+        tensors.keep_freed_memory()
         self.micrograd = micrograd
         self.nn = nn
         self.functional = functional
