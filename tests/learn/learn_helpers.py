@@ -67,6 +67,7 @@ def write_mnist(folder, train_images, train_labels, test_images, test_labels,
     """The four MNIST files in `folder` under their published names."""
     parts = {"train-images-idx3-ubyte": train_images, "train-labels-idx1-ubyte": train_labels,
              "t10k-images-idx3-ubyte": test_images, "t10k-labels-idx1-ubyte": test_labels}
+    folder.mkdir(parents=True, exist_ok=True)
     for name, array in parts.items():
         data = idx_bytes(array)
         if compress:
