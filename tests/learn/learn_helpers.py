@@ -88,3 +88,27 @@ def separable_digits(n_per_class: int, seed: int):
     for k, d in enumerate(labels):
         images[k, 2 + 2 * d: 4 + 2 * d, 4:24] = 255
     return images.astype(np.uint8), labels.astype(np.uint8)
+
+
+def execute_notebook(nb, cwd, timeout: int = 120):
+    """Run a notebook (nbformat node) top to bottom in a fresh python3 kernel that imports
+    micrograd from this checkout; returns it with its outputs. A cell that raises fails."""
+    import os
+    import pathlib
+
+    from nbclient import NotebookClient
+
+    src = str(pathlib.Path(__file__).resolve().parents[2] / "src")
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "MPLBACKEND")}
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [src, saved["PYTHONPATH"]]))
+    os.environ["MPLBACKEND"] = "Agg"  # no window from a plot in a test run
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(cwd)}}).execute()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return nb
