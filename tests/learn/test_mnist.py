@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import re
 import socket
+import subprocess
+import sys
 
 import pytest
-from conftest import require_module
+from conftest import SRC, require_module
 from learn_helpers import idx_bytes, separable_digits, serve_files, write_mnist
 
 from micrograd import cli, datasets
@@ -207,3 +210,14 @@ def test_data_option_belongs_to_mnist(tmp_path, capsys):
 def test_demo_mnist_refuses_the_scalar_engine(tmp_path, capsys):
     assert cli.main(["demo", "mnist", "--engine", "scalar", "--data", str(tmp_path)]) == 2
     assert "Tensor engine only" in capsys.readouterr().err
+
+
+def test_demo_mnist_without_numpy_says_what_to_install(tmp_path):
+    blocked = ("import sys; sys.modules['numpy'] = None\n"
+               "from micrograd.cli import main\n"
+               f"sys.exit(main(['demo', 'mnist', '--out', {str(tmp_path / 'out')!r}]))")
+    result = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True,
+                            check=False,
+                            env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=120)
+    assert result.returncode == 3, result.stderr
+    assert "micrograd demo mnist needs numpy: pip install 'micrograd[demo]'" in result.stderr

@@ -174,8 +174,11 @@ def run_demo(
             print("micrograd demo mnist: runs on the Tensor engine only (drop --engine scalar)",
                   file=sys.stderr)
             return 2
-        from micrograd.demos.mnist import run_demo as run_mnist
-
+        try:
+            from micrograd.demos.mnist import run_demo as run_mnist
+        except ModuleNotFoundError as error:  # numpy: the Tensor engine's one requirement
+            print(f"micrograd demo mnist needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
+            return 3
         return run_mnist(out=out, steps=steps, seed=seed, data_dir=data)
     if engine == "tensor" or name == "digits":
         if engine == "scalar":
