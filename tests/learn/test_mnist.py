@@ -221,3 +221,11 @@ def test_demo_mnist_without_numpy_says_what_to_install(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=120)
     assert result.returncode == 3, result.stderr
     assert "micrograd demo mnist needs numpy: pip install 'micrograd[demo]'" in result.stderr
+
+
+def test_demo_mnist_refuses_zero_steps(tmp_path, capsys):
+    separable_mnist(tmp_path / "data")
+    code = cli.main(["demo", "mnist", "--data", str(tmp_path / "data"), "--steps", "0",
+                     "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "--steps must be a positive integer, got 0" in capsys.readouterr().err

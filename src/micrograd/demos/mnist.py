@@ -159,11 +159,14 @@ def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None
     """`micrograd demo mnist`: train, print accuracy and confusion matrix, write the picture
     of misclassified digits into `out`; return an exit code."""
     seed = SEED if seed is None else seed
+    if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool)
+                              or steps < 1):
+        raise ValueError(f"--steps must be a positive integer, got {steps!r}")
     where = f"--data {data_dir}" if data_dir else f"the data cache ({datasets.cache_dir()})"
     print(f"mnist: reading the idx files from {where}", flush=True)
     data = datasets.mnist(data_dir)
     n_train = len(data[0])
-    total = steps or EPOCHS * math.ceil(n_train / BATCH_SIZE)
+    total = EPOCHS * math.ceil(n_train / BATCH_SIZE) if steps is None else steps
     print(f"mnist: MLP 784-{HIDDEN}-10 ReLU, cross-entropy, Adam lr {LEARNING_RATE:g}, "
           f"{total} steps of batch {BATCH_SIZE} ({total * BATCH_SIZE / n_train:.1f} epochs of "
           f"{n_train} images), seed {seed}", flush=True)
