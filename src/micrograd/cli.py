@@ -1,6 +1,7 @@
 """The `micrograd` command. Thin: it parses arguments and calls the library.
 
-    micrograd demo {tiny,xor,moons,digits} [--out DIR] [--steps N] [--seed S] [--engine E]
+    micrograd demo {tiny,xor,moons,digits,mnist} [--out DIR] [--steps N] [--seed S]
+                   [--engine E] [--data DIR]
     micrograd graph "EXPR" a=2 b=-3 ... -o FILE.{svg,png,dot,mmd,html} [--max-depth N]
                     [--timeout S]
     micrograd trace "EXPR" a=2 b=-3 ...
@@ -128,13 +129,17 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="train a small network and report loss/accuracy")
-    demo.add_argument("name", choices=["tiny", "xor", "moons", "digits"])
+    demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist"])
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
     demo.add_argument("--steps", type=int, default=None, help="training steps (default: the demo's)")
     demo.add_argument("--seed", type=seed_number, default=None,
                       help=f"random seed, 0 to {MAX_SEED} (default: the demo's)")
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
-                      help="Value (scalar) or Tensor engine (default: scalar; digits: tensor)")
+                      help="Value (scalar) or Tensor engine (default: scalar; digits, "
+                           "mnist: tensor)")
+    demo.add_argument("--data", metavar="DIR", default=None,
+                      help="mnist: the folder with MNIST's four idx files (.gz or not); "
+                           "default: download once into $MICROGRAD_DATA or the cache folder")
 
     # no abbreviated options (--max for --max-depth): protect_expression knows full names only
     graph = commands.add_parser("graph", help="draw an expression's graph with its gradients",
@@ -190,10 +195,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from micrograd.demos import run_demo
 
-            if args.name in ("moons", "digits"):  # the demos that write plots
+            if args.name in ("moons", "digits", "mnist"):  # the demos that write plots
                 check_output_folder(args.out)  # before training, not after it
+            if args.data is not None and args.name != "mnist":
+                raise ValueError(f"--data is for the mnist demo; {args.name} has its data "
+                                 f"built in")
             return run_demo(args.name, out=args.out, steps=args.steps, seed=args.seed,
-                            engine=args.engine)
+                            engine=args.engine, data=args.data)
         if args.command in ("graph", "trace"):
             return _graph_or_trace(args)
         if args.command == "check":

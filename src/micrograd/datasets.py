@@ -6,6 +6,10 @@
     circles()   scikit-learn's make_circles                                (numpy arrays)
     spiral()    k interleaved spiral arms, a classic multi-class toy set   (numpy arrays)
     digits()    scikit-learn's bundled 8x8 digits, pixels scaled to [0, 1] (numpy arrays)
+    mnist()     the 70,000 28x28 MNIST digits from their four idx files    (numpy arrays)
+
+fetch() downloads a file once into the data cache ($MICROGRAD_DATA, else the platform's
+cache folder) and checks its SHA-256; mnist() uses it, and so can any demo that needs data.
 
 The first two need only the standard library. The others need numpy, and digits needs
 scikit-learn (`pip install 'micrograd[demo]'`); without them they raise an ImportError
@@ -17,10 +21,21 @@ recipe here with numpy alone (the same random draws in the same order).
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import importlib
+import os
+import re
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["tiny", "xor", "moons", "circles", "spiral", "digits"]
+__all__ = ["MNIST_FILES", "DownloadError", "IdxError", "cache_dir", "circles", "digits",
+           "fetch", "mnist", "mnist_paths", "moons", "read_idx", "spiral", "tiny", "xor"]
 
 INSTALL_HINT = "pip install 'micrograd[demo]'"
 
@@ -162,3 +177,227 @@ def _require(module: str, dataset: str) -> Any:
 def _check_count(name: str, n: Any) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"{name} must be a positive int, got {n!r}")
+
+
+# --- downloads: fetched once into a cache folder, checked by SHA-256 ----------------------
+
+DATA_ENV = "MICROGRAD_DATA"
+DOWNLOAD_TIMEOUT = 60.0  # seconds without a byte before a download is given up
+_CHUNK = 1 << 16
+
+
+class DownloadError(OSError):
+    """A file could not be downloaded, or what arrived is not the file expected."""
+
+
+def cache_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where downloads are kept: data_dir if given, else $MICROGRAD_DATA, else the
+    platform's cache folder (~/.cache/micrograd, ~/Library/Caches/micrograd, or
+    %LOCALAPPDATA%\\micrograd\\Cache)."""
+    if data_dir is not None:
+        return Path(data_dir).expanduser()
+    if os.environ.get(DATA_ENV):
+        return Path(os.environ[DATA_ENV]).expanduser()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "micrograd" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "micrograd"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "micrograd"
+
+
+def fetch(url: str | Iterable[str], sha256: str, filename: str,
+          data_dir: str | os.PathLike[str] | None = None,
+          timeout: float = DOWNLOAD_TIMEOUT) -> Path:
+    """The path of `filename` in the cache folder (see cache_dir), downloaded from `url`
+    on first use; `url` may be a list of mirrors, tried in order.
+
+    The file's SHA-256 must be `sha256`: a download that does not match is deleted and
+    raises DownloadError; a cached file that no longer matches is downloaded again. The
+    download goes to a temporary file renamed into place only when complete and checked,
+    so an interrupted run never leaves half a file under the real name.
+    """
+    urls = [url] if isinstance(url, str) else list(url)
+    if not urls or not all(isinstance(u, str) and u.startswith(("http://", "https://"))
+                           for u in urls):
+        raise ValueError(f"fetch needs http:// or https:// URLs, got {url!r}")
+    expected = sha256.lower() if isinstance(sha256, str) else ""
+    if not re.fullmatch(r"[0-9a-f]{64}", expected):
+        raise ValueError(f"sha256 must be 64 hexadecimal digits, got {sha256!r}")
+    if (not isinstance(filename, str) or not filename or filename in (".", "..")
+            or "/" in filename or "\\" in filename):
+        raise ValueError(f"filename must be a plain file name (no folders), got {filename!r}")
+    folder = cache_dir(data_dir)
+    path = folder / filename
+    if path.is_file():
+        if _sha256_of(path) == expected:
+            return path
+        path.unlink()  # damaged or replaced: fetch it again
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DownloadError(f"cannot create the data folder {str(folder)!r} "
+                            f"({error.strerror or error}); set ${DATA_ENV} to a folder you "
+                            f"can write to") from None
+    failures = []
+    for source in urls:
+        try:
+            digest = _download(source, path, timeout, expected)
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            reason = getattr(error, "reason", None) or error
+            failures.append(f"{source}: {reason}")
+            continue
+        if digest != expected:
+            raise DownloadError(
+                f"{filename} downloaded from {source} has SHA-256 {digest}, expected "
+                f"{expected}; the file was deleted. The server sent something else (a "
+                f"changed file, an error page or a proxy's page): download it yourself and "
+                f"pass its folder with --data DIR")
+        return path
+    raise DownloadError(
+        f"could not download {filename} ({'; '.join(failures)}). Are you offline? Download "
+        f"it yourself into a folder and pass that folder with --data DIR (in Python: "
+        f"data_dir=...), or set ${DATA_ENV} to it")
+
+
+def _download(url: str, path: Path, timeout: float, expected: str) -> str:
+    """Stream url into a temporary file beside `path` and return its SHA-256; the file is
+    renamed into place if that is `expected`, else deleted."""
+    digest = hashlib.sha256()
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".",
+                                       suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as reply:
+            while chunk := reply.read(_CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() == expected:
+            os.replace(partial, path)
+    finally:
+        Path(partial).unlink(missing_ok=True)  # gone already if it was renamed
+    return digest.hexdigest()
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while chunk := file.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# --- MNIST: the four idx files --------------------------------------------------------------
+
+MNIST_MIRRORS = (
+    "https://ossci-datasets.s3.amazonaws.com/mnist/",
+    "https://storage.googleapis.com/cvdf-datasets/mnist/",
+)
+# part -> (file name, SHA-256 of the .gz file as published)
+MNIST_FILES = {
+    "train_images": ("train-images-idx3-ubyte",
+                     "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"),
+    "train_labels": ("train-labels-idx1-ubyte",
+                     "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"),
+    "test_images": ("t10k-images-idx3-ubyte",
+                    "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"),
+    "test_labels": ("t10k-labels-idx1-ubyte",
+                    "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"),
+}
+IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC = 2051, 2049  # unsigned bytes, 3 and 1 dimensions
+
+
+class IdxError(ValueError):
+    """A file is not the idx file it should be (wrong magic number, sizes, or truncated)."""
+
+
+def read_idx(path: str | os.PathLike[str]) -> Any:
+    """An idx file (gzip-compressed or not) as a numpy uint8 array of its dimensions.
+
+    idx: two zero bytes, a type byte (0x08: unsigned bytes), the number of dimensions,
+    each dimension as a big-endian 32-bit integer, then the data.
+    """
+    np = _require("numpy", "idx")
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":  # gzip's magic bytes, whatever the file is called
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as error:
+            raise IdxError(f"{path}: a damaged gzip file ({error})") from None
+    if len(raw) < 4 or raw[:2] != b"\0\0":
+        raise IdxError(f"{path}: not an idx file (it should start with two zero bytes, then "
+                       f"type and dimension bytes; starts with {raw[:4].hex() or 'nothing'})")
+    if raw[2] != 0x08:
+        raise IdxError(f"{path}: idx data of type 0x{raw[2]:02x}; MNIST's are unsigned bytes "
+                       f"(0x08)")
+    ndim = raw[3]
+    header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise IdxError(f"{path}: truncated: {ndim} dimensions announced, the header ends early")
+    dims = [int.from_bytes(raw[4 + 4 * k: 8 + 4 * k], "big") for k in range(ndim)]
+    size = int(np.prod(dims)) if dims else 1
+    if len(raw) - header != size:
+        raise IdxError(f"{path}: dimensions {' x '.join(map(str, dims))} need {size} bytes of "
+                       f"data, the file has {len(raw) - header}"
+                       + (" (truncated?)" if len(raw) - header < size else ""))
+    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(dims)
+
+
+def _check_idx(array: Any, path: Path, images: bool) -> None:
+    want = (3, "images", "N x 28 x 28") if images else (1, "labels", "N")
+    if array.ndim != want[0] or (images and array.shape[1:] != (28, 28)):
+        magic = IDX_IMAGES_MAGIC if images else IDX_LABELS_MAGIC
+        raise IdxError(f"{path}: MNIST {want[1]} are {want[2]} (magic number {magic}); this "
+                       f"file holds {' x '.join(map(str, array.shape)) or 'a scalar'}")
+    if not images and array.size and array.max() > 9:
+        raise IdxError(f"{path}: MNIST labels are digits 0-9, found {int(array.max())}")
+
+
+def mnist_paths(data_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
+    """The four MNIST files: from data_dir (as given, no download; .gz or not), else from
+    the cache folder, downloaded on first use with their SHA-256 checked."""
+    if data_dir is None:
+        return {part: fetch([m + name + ".gz" for m in MNIST_MIRRORS], digest, name + ".gz")
+                for part, (name, digest) in MNIST_FILES.items()}
+    folder = Path(data_dir).expanduser()
+    if not folder.is_dir():
+        raise FileNotFoundError(f"--data {str(folder)!r} is not a folder; give the folder "
+                                f"that holds MNIST's four idx files")
+    paths, missing = {}, []
+    for part, (name, _) in MNIST_FILES.items():
+        # the published names, and the ones with a dot some copies use (train-images.idx3-ubyte)
+        dotted = name.replace("-idx", ".idx")
+        found = [folder / n for n in (name, name + ".gz", dotted, dotted + ".gz")
+                 if (folder / n).is_file()]
+        if found:
+            paths[part] = found[0]
+        else:
+            missing.append(name + "[.gz]")
+    if missing:
+        raise FileNotFoundError(f"--data {str(folder)!r} lacks MNIST's {', '.join(missing)}; "
+                                f"it needs the four files {', '.join(n for n, _ in MNIST_FILES.values())} "
+                                f"(gzip-compressed or not)")
+    return paths
+
+
+def mnist(data_dir: str | os.PathLike[str] | None = None) -> tuple[Any, Any, Any, Any]:
+    """MNIST as X_train (60000, 784), y_train, X_test (10000, 784), y_test: pixels float32
+    in [0, 1], labels int64 0..9. Files from data_dir, else the cache (see mnist_paths)."""
+    np = _require("numpy", "mnist")
+    paths = mnist_paths(data_dir)
+    arrays = {}
+    for part, path in paths.items():
+        array = read_idx(path)
+        _check_idx(array, path, images=part.endswith("images"))
+        arrays[part] = array
+    for split in ("train", "test"):
+        n_images, n_labels = len(arrays[f"{split}_images"]), len(arrays[f"{split}_labels"])
+        if n_images != n_labels:
+            raise IdxError(f"MNIST {split}: {n_images} images but {n_labels} labels "
+                           f"({paths[f'{split}_images']}, {paths[f'{split}_labels']})")
+
+    def pixels(images: Any) -> Any:
+        return (images.reshape(len(images), -1) / np.float32(255)).astype(np.float32)
+
+    return (pixels(arrays["train_images"]), arrays["train_labels"].astype(np.int64),
+            pixels(arrays["test_images"]), arrays["test_labels"].astype(np.int64))

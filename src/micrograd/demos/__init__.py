@@ -163,10 +163,23 @@ def run_demo(
     steps: int | None = None,
     seed: int | None = None,
     engine: str | None = None,
+    data: str | None = None,
 ) -> int:
-    """Train demo `name`, print progress and results, write plots to `out`; return an exit code."""
+    """Train demo `name`, print progress and results, write plots to `out`; return an exit code.
+    `data`: the folder of a demo's data files (mnist), instead of the download cache."""
     if engine not in (None, "scalar", "tensor"):
         raise ValueError(f"engine must be 'scalar' or 'tensor', got {engine!r}")
+    if name == "mnist":  # the Tensor engine's MNIST demo, in micrograd.demos.mnist
+        if engine == "scalar":
+            print("micrograd demo mnist: runs on the Tensor engine only (drop --engine scalar)",
+                  file=sys.stderr)
+            return 2
+        try:
+            from micrograd.demos.mnist import run_demo as run_mnist
+        except ModuleNotFoundError as error:  # numpy: the Tensor engine's one requirement
+            print(f"micrograd demo mnist needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
+            return 3
+        return run_mnist(out=out, steps=steps, seed=seed, data_dir=data)
     if engine == "tensor" or name == "digits":
         if engine == "scalar":
             print(f"micrograd demo {name}: runs on the Tensor engine only (drop --engine scalar)",
@@ -174,7 +187,7 @@ def run_demo(
             return 2
         return _run_tensor_demo(name, out=out, steps=steps, seed=seed)
     if name not in DEMOS:
-        raise ValueError(f"unknown demo {name!r}; choose one of {sorted(DEMOS) + ['digits']}")
+        raise ValueError(f"unknown demo {name!r}; choose one of {sorted(DEMOS) + ['digits', 'mnist']}")
     missing = [label for module, label in NEEDS[name] if not _importable(module)]
     if missing:
         print(f"micrograd demo {name} needs {', '.join(missing)}: {INSTALL_HINT}", file=sys.stderr)

@@ -1,0 +1,236 @@
+"""`micrograd demo mnist`: the textbook's P1 ending -- MNIST on the Tensor engine.
+
+An MLP 784-128-10 (Linear, ReLU, Linear), cross-entropy, Adam (lr 1e-3), minibatches of
+128 reshuffled every epoch, 8 epochs, one BLAS thread (worker threads only spin for
+matrices this small). Prints the test accuracy and a confusion matrix and
+writes a picture of misclassified test digits to --out.
+
+The data: the four standard idx files from `--data DIR` (gzip-compressed or not), or
+downloaded once into the data cache with their SHA-256 checked (micrograd.datasets.mnist).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from micrograd import datasets
+from micrograd.autograd import no_grad
+from micrograd.optim import Adam
+from micrograd.tensors import engine as T
+from micrograd.tensors import functional as F
+from micrograd.tensors.data import DataLoader, TensorDataset
+from micrograd.tensors.nn import Linear, ReLU, Sequential
+
+__all__ = ["MnistRun", "confusion_matrix", "format_confusion", "predict", "run_demo",
+           "save_misclassified", "train_mnist"]
+
+SEED, EPOCHS, BATCH_SIZE, LEARNING_RATE, HIDDEN = 0, 8, 128, 1e-3, 128
+INSTALL_HINT = "pip install 'micrograd[demo]'"
+
+# Called after every step with (step, total steps, loss).
+StepCallback = Callable[[int, int, float], None]
+
+
+@dataclass
+class MnistRun:
+    """What training produced: the model, test accuracy (0..1), predictions, time taken."""
+
+    model: Sequential
+    steps: int
+    seconds: float
+    accuracy: float
+    predicted: Any  # the predicted digit of each test image
+    y_test: Any
+    X_test: Any
+    losses: list[float]
+
+
+def train_mnist(data: tuple[Any, Any, Any, Any] | None = None, data_dir: str | None = None,
+                steps: int | None = None, epochs: int = EPOCHS, batch_size: int = BATCH_SIZE,
+                lr: float = LEARNING_RATE, hidden: int = HIDDEN, seed: int = SEED,
+                on_step: StepCallback | None = None, blas_threads: int | None = 1) -> MnistRun:
+    """Train the MLP on `data` (X_train, y_train, X_test, y_test as datasets.mnist returns),
+    else on datasets.mnist(data_dir). `steps` (minibatches) overrides `epochs`.
+    blas_threads: numpy's BLAS threads while training (None: leave them; needs threadpoolctl)."""
+    X_train, y_train, X_test, y_test = datasets.mnist(data_dir) if data is None else data
+    n_pixels = X_train.shape[1]
+    per_epoch = math.ceil(len(X_train) / batch_size)
+    total = epochs * per_epoch if steps is None else steps
+    if not isinstance(total, int) or isinstance(total, bool) or total < 1:
+        raise ValueError(f"steps must be a positive integer, got {total!r}")
+    rng = np.random.default_rng(seed)
+    model = Sequential(Linear(n_pixels, hidden, dtype=np.float32, rng=rng), ReLU(),
+                       Linear(hidden, 10, dtype=np.float32, rng=rng))
+    loader = DataLoader(TensorDataset(X_train.astype(np.float32), y_train),
+                        batch_size=batch_size, shuffle=True, seed=seed)
+    with _blas_threads(blas_threads):
+        return _train(model, Adam(model.parameters(), lr), loader, total, X_test, y_test,
+                      on_step)
+
+
+def _train(model: Sequential, optimizer: Adam, loader: DataLoader, total: int, X_test: Any,
+           y_test: Any, on_step: StepCallback | None) -> MnistRun:
+    losses: list[float] = []
+    start = time.perf_counter()
+    step = 0
+    while step < total:
+        for xb, yb in loader:
+            loss = F.cross_entropy(model(xb), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            step += 1
+            losses.append(loss.item())
+            if on_step is not None:
+                on_step(step, total, losses[-1])
+            if step == total:
+                break
+    seconds = time.perf_counter() - start
+    predicted = predict(model, X_test)
+    accuracy = float((predicted == y_test).mean()) if len(y_test) else math.nan
+    return MnistRun(model, total, seconds, accuracy, predicted, y_test, X_test, losses)
+
+
+def predict(model: Sequential, X: Any, batch_size: int = 2000) -> Any:
+    """The most likely digit for each row of X, without building a graph."""
+    out = []
+    with no_grad():
+        for start in range(0, len(X), batch_size):
+            batch = T.tensor(np.asarray(X[start:start + batch_size], dtype=np.float32))
+            out.append(model(batch).argmax(dim=1).numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def confusion_matrix(true: Any, predicted: Any, classes: int = 10) -> Any:
+    """counts[t, p]: how many images of digit t were predicted as p."""
+    counts = np.zeros((classes, classes), dtype=np.int64)
+    np.add.at(counts, (np.asarray(true), np.asarray(predicted)), 1)
+    return counts
+
+
+def format_confusion(counts: Any) -> str:
+    """The confusion matrix as text; rows are the true digit, columns the predicted one."""
+    width = max(4, len(str(int(counts.max()))) + 1)
+    lines = ["confusion matrix (rows: true digit, columns: predicted)",
+             "    " + "".join(f"{c:>{width}}" for c in range(len(counts)))]
+    for c, row in enumerate(counts):
+        lines.append(f"  {c} " + "".join(f"{n:>{width}}" for n in row))
+    return "\n".join(lines)
+
+
+def save_misclassified(X: Any, true: Any, predicted: Any, path: str, limit: int = 40) -> str:
+    """A grid of (up to `limit`) misclassified 28x28 digits titled true->predicted; the path.
+    Needs matplotlib (ImportError with the install hint otherwise)."""
+    try:  # the object API, not pyplot: no global backend switch in the caller's session
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(f"the picture of misclassified digits needs matplotlib: "
+                          f"{INSTALL_HINT}") from error
+    wrong = np.flatnonzero(np.asarray(true) != np.asarray(predicted))
+    shown = wrong[:limit]
+    columns = 10
+    rows = max(1, math.ceil(len(shown) / columns))
+    fig = Figure(figsize=(columns * 1.1, rows * 1.3 + 0.5))
+    axes = fig.subplots(rows, columns, squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, i in zip(axes.flat, shown):
+        ax.imshow(np.asarray(X[i]).reshape(28, 28), cmap="gray_r", interpolation="nearest")
+        ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
+    count = (f"{len(shown)}" if len(shown) == len(wrong)
+             else f"the first {len(shown)} of {len(wrong)}")
+    fig.suptitle(f"misclassified MNIST test digits ({count}): true→predicted", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None,
+             data_dir: str | None = None) -> int:
+    """`micrograd demo mnist`: train, print accuracy and confusion matrix, write the picture
+    of misclassified digits into `out`; return an exit code."""
+    seed = SEED if seed is None else seed
+    if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool)
+                              or steps < 1):
+        raise ValueError(f"--steps must be a positive integer, got {steps!r}")
+    where = f"--data {data_dir}" if data_dir else f"the data cache ({datasets.cache_dir()})"
+    print(f"mnist: reading the idx files from {where}", flush=True)
+    data = datasets.mnist(data_dir)
+    n_train = len(data[0])
+    total = EPOCHS * math.ceil(n_train / BATCH_SIZE) if steps is None else steps
+    print(f"mnist: MLP 784-{HIDDEN}-10 ReLU, cross-entropy, Adam lr {LEARNING_RATE:g}, "
+          f"{total} steps of batch {BATCH_SIZE} ({total * BATCH_SIZE / n_train:.1f} epochs of "
+          f"{n_train} images), seed {seed}", flush=True)
+    bar = _ProgressBar(total)
+    try:
+        run = train_mnist(data, steps=total, seed=seed, on_step=bar)
+    finally:
+        bar.close()
+    right = int((run.predicted == run.y_test).sum())
+    print(f"mnist: trained in {run.seconds:.1f} s; final minibatch loss {run.losses[-1]:.4f}; "
+          f"test accuracy {run.accuracy * 100:.2f}% ({right}/{len(run.y_test)})")
+    print(format_confusion(confusion_matrix(run.y_test, run.predicted)))
+    os.makedirs(out, exist_ok=True)
+    try:
+        path = save_misclassified(run.X_test, run.y_test, run.predicted,
+                                  os.path.join(out, "mnist_misclassified.png"))
+    except ImportError as error:
+        print(f"(no picture: {error})")
+    else:
+        print(f"wrote {path}")
+    return 0
+
+
+@contextlib.contextmanager
+def _blas_threads(n: int | None) -> Iterator[None]:
+    """numpy's BLAS limited to n threads inside the block; the caller's setting after it."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # only slower without it
+        n = None
+    if n is None:
+        yield
+        return
+    with threadpool_limits(limits=n, user_api="blas"):
+        yield
+
+
+class _ProgressBar:
+    """tqdm's bar on a terminal when tqdm is installed, else a line every 10% of the steps."""
+
+    def __init__(self, total: int):
+        self.total = total
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.bar = None
+        else:  # disable=None: only on a terminal, so logs and pipes stay clean
+            self.bar = tqdm(total=total, desc="mnist", unit="step", file=sys.stderr,
+                            disable=None, leave=False)
+
+    def __call__(self, step: int, total: int, loss: float) -> None:
+        if self.bar is not None:
+            if step % 20 == 0 or step == total:
+                self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+            self.bar.update(1)
+        if step % max(1, total // 10) == 0 or step == total:
+            line = f"step {step:>{len(str(total))}}/{total}  loss {loss:.4f}"
+            if self.bar is not None:
+                self.bar.write(line, file=sys.stdout)
+            else:
+                print(line, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
