@@ -41,7 +41,7 @@ print("train_batches", len(train_loader))
 
 class NeuralNet(nn.Module):
     def __init__(self, input_size, hidden_size, num_classes):
-        super(NeuralNet, self).__init__()
+        super().__init__()
         self.fc1 = nn.Linear(input_size, hidden_size)
         self.relu = nn.ReLU()
         self.fc2 = nn.Linear(hidden_size, num_classes)
@@ -62,7 +62,7 @@ total_step = len(train_loader)
 for epoch in range(num_epochs):
     model.train()
     running_loss = 0.0
-    for i, (inputs, targets) in enumerate(train_loader):
+    for _i, (inputs, targets) in enumerate(train_loader):
         inputs = inputs.to(device)
         targets = targets.to(device)
 

@@ -42,15 +42,25 @@ by evening, fog, and one more lamp to light.
 text = text * 3
 
 # all the unique characters that occur in this text
-chars = sorted(list(set(text)))
+chars = sorted(set(text))
 vocab_size = len(chars)
 print("text_length", len(text))
 print("vocab_size", vocab_size)
 # create a mapping from characters to integers
 stoi = {ch: i for i, ch in enumerate(chars)}
-itos = {i: ch for i, ch in enumerate(chars)}
-encode = lambda s: [stoi[c] for c in s]  # encoder: take a string, output a list of integers
-decode = lambda l: "".join([itos[i] for i in l])  # decoder: take a list of integers, output a string
+itos = dict(enumerate(chars))
+
+
+def encode(s):
+    """Take a string, output a list of integers."""
+    return [stoi[c] for c in s]
+
+
+def decode(ints):
+    """Take a list of integers, output a string."""
+    return "".join([itos[i] for i in ints])
+
+
 print("roundtrip", decode(encode("the moon")) == "the moon")
 
 # train and test splits
@@ -139,7 +149,7 @@ class BigramLanguageModel(nn.Module):
     def generate(self, idx, max_new_tokens):
         # idx is (B, T) array of indices in the current context
         for _ in range(max_new_tokens):
-            logits, loss = self(idx)
+            logits, _loss = self(idx)
             logits = logits[:, -1, :]  # becomes (B, C)
             probs = F.softmax(logits, dim=-1)  # (B, C)
             idx_next = torch.multinomial(probs, num_samples=1)  # (B, 1)
@@ -159,7 +169,7 @@ idx = torch.zeros((1, 1), dtype=torch.long)
 print("bigram_untrained_sample", repr(decode(bigram.generate(idx, max_new_tokens=30)[0].tolist())))
 
 optimizer = torch.optim.AdamW(bigram.parameters(), lr=1e-2)
-for steps in range(50):
+for _steps in range(50):
     xb, yb = get_batch("train")
     logits, loss = bigram(xb, yb)
     optimizer.zero_grad(set_to_none=True)
@@ -182,7 +192,7 @@ class Head(nn.Module):
 
     def forward(self, x):
         # input of size (batch, time-step, channels), output (batch, time-step, head size)
-        B, T, C = x.shape
+        _B, T, _C = x.shape
         k = self.key(x)  # (B,T,hs)
         q = self.query(x)  # (B,T,hs)
         # compute attention scores ("affinities")
@@ -294,7 +304,7 @@ class GPTLanguageModel(nn.Module):
             # crop idx to the last block_size tokens
             idx_cond = idx[:, -block_size:]
             # get the predictions
-            logits, loss = self(idx_cond)
+            logits, _loss = self(idx_cond)
             # focus only on the last time step
             logits = logits[:, -1, :]  # becomes (B, C)
             # apply softmax to get probabilities
@@ -314,7 +324,7 @@ def estimate_loss():
         losses = torch.zeros(eval_iters)
         for k in range(eval_iters):
             X, Y = get_batch(split)
-            logits, loss = model(X, Y)
+            _logits, loss = model(X, Y)
             losses[k] = loss.item()
         out[split] = losses.mean()
     model.train()

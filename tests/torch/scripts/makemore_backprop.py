@@ -29,7 +29,7 @@ def made_up_names(count, seed):
 
 
 words = made_up_names(300, seed=4)
-chars = sorted(list(set("".join(words))))
+chars = sorted(set("".join(words)))
 stoi = {s: i + 1 for i, s in enumerate(chars)}
 stoi["."] = 0
 itos = {i: s for s, i in stoi.items()}
@@ -74,7 +74,8 @@ n_hidden = 64
 g = torch.Generator().manual_seed(2147483647)
 C = torch.randn((vocab_size, n_embd), generator=g)
 # Layer 1
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+fan_in = n_embd * block_size
+W1 = torch.randn((fan_in, n_hidden), generator=g) * (5 / 3) / (fan_in**0.5)
 b1 = torch.randn(n_hidden, generator=g) * 0.1  # useless because of BN, but checks the gradient
 # Layer 2
 W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
@@ -213,7 +214,8 @@ cmp("hprebn_fast", dhprebn, hprebn)
 # --- exercise 4: train with the manual backward pass ------------------------------------
 g = torch.Generator().manual_seed(2147483647)
 C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+fan_in = n_embd * block_size
+W1 = torch.randn((fan_in, n_hidden), generator=g) * (5 / 3) / (fan_in**0.5)
 b1 = torch.randn(n_hidden, generator=g) * 0.1
 W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
 b2 = torch.randn(vocab_size, generator=g) * 0.1
@@ -264,7 +266,7 @@ with torch.no_grad():
         grads = [dC, dW1, db1, dW2, db2, dbngain, dbnbias]
 
         lr = 0.1
-        for p, grad in zip(parameters, grads):
+        for p, grad in zip(parameters, grads, strict=False):
             p.data += -lr * grad
         if i % 25 == 0:
             print(f"manual_train_loss_step{i}", loss.item())

@@ -29,7 +29,7 @@ def made_up_names(count, seed):
 
 
 words = made_up_names(300, seed=3)
-chars = sorted(list(set("".join(words))))
+chars = sorted(set("".join(words)))
 stoi = {s: i + 1 for i, s in enumerate(chars)}
 stoi["."] = 0
 itos = {i: s for s, i in stoi.items()}
@@ -67,7 +67,8 @@ n_hidden = 200  # the number of neurons in the hidden layer
 
 g = torch.Generator().manual_seed(2147483647)
 C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+fan_in = n_embd * block_size
+W1 = torch.randn((fan_in, n_hidden), generator=g) * (5 / 3) / (fan_in**0.5)
 b1 = torch.randn(n_hidden, generator=g) * 0.01
 W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.01
 b2 = torch.randn(vocab_size, generator=g) * 0
@@ -201,7 +202,7 @@ for i in range(200):
 
     if i == 0:
         # activation and gradient statistics of the tanh layers, as the lecture plots them
-        for k, (layer, t) in enumerate(zip(layers, outs)):
+        for k, (layer, t) in enumerate(zip(layers, outs, strict=False)):
             if isinstance(layer, nn.Tanh):
                 print(f"tanh{k}_mean", t.mean().item())
                 print(f"tanh{k}_std", t.std().item())

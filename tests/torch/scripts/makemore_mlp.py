@@ -28,7 +28,7 @@ def made_up_names(count, seed):
 words = made_up_names(300, seed=2)
 print("words", len(words))
 
-chars = sorted(list(set("".join(words))))
+chars = sorted(set("".join(words)))
 stoi = {s: i + 1 for i, s in enumerate(chars)}
 stoi["."] = 0
 itos = {i: s for s, i in stoi.items()}

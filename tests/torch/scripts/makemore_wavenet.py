@@ -27,7 +27,7 @@ def made_up_names(count, seed):
 
 
 words = made_up_names(300, seed=5)
-chars = sorted(list(set("".join(words))))
+chars = sorted(set("".join(words)))
 stoi = {s: i + 1 for i, s in enumerate(chars)}
 stoi["."] = 0
 itos = {i: s for s, i in stoi.items()}
@@ -168,8 +168,10 @@ n_hidden = 48  # the number of neurons in the hidden layer of the MLP
 model = Sequential([
     Embedding(vocab_size, n_embd),
     FlattenConsecutive(2), Linear(n_embd * 2, n_hidden, bias=False), BatchNorm1d(n_hidden), Tanh(),
-    FlattenConsecutive(2), Linear(n_hidden * 2, n_hidden, bias=False), BatchNorm1d(n_hidden), Tanh(),
-    FlattenConsecutive(2), Linear(n_hidden * 2, n_hidden, bias=False), BatchNorm1d(n_hidden), Tanh(),
+    FlattenConsecutive(2), Linear(n_hidden * 2, n_hidden, bias=False), BatchNorm1d(n_hidden),
+    Tanh(),
+    FlattenConsecutive(2), Linear(n_hidden * 2, n_hidden, bias=False), BatchNorm1d(n_hidden),
+    Tanh(),
     Linear(n_hidden, vocab_size),
 ])
 

@@ -44,7 +44,7 @@ for t in range(2000):
     c -= learning_rate * grad_c
     d -= learning_rate * grad_d
 print("manual_loss_final", loss)
-for name, v in zip("abcd", (a, b, c, d)):
+for name, v in zip("abcd", (a, b, c, d), strict=False):
     print(f"manual_{name}", v.item())
 
 # --- 2. autograd -----------------------------------------------------------------------
@@ -73,7 +73,7 @@ for t in range(2000):
         c.grad = None
         d.grad = None
 print("autograd_loss_final", loss.item())
-for name, v in zip("abcd", (a, b, c, d)):
+for name, v in zip("abcd", (a, b, c, d), strict=False):
     print(f"autograd_{name}", v.item())
 
 
@@ -115,7 +115,7 @@ for t in range(2000):
         c.grad = None
         d.grad = None
 print("legendre_loss_final", loss.item())
-for name, v in zip("abcd", (a, b, c, d)):
+for name, v in zip("abcd", (a, b, c, d), strict=False):
     print(f"legendre_{name}", v.item())
 
 
@@ -132,7 +132,8 @@ class Polynomial3(torch.nn.Module):
         return self.a + self.b * x + self.c * x**2 + self.d * x**3
 
     def string(self):
-        return f"y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + {self.d.item()} x^3"
+        a, b, c, d = self.a.item(), self.b.item(), self.c.item(), self.d.item()
+        return f"y = {a} + {b} x + {c} x^2 + {d} x^3"
 
 
 torch.manual_seed(0)

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
 from lecture_outputs import SCRIPTS, compare_outputs, parse_output, run_script
 
