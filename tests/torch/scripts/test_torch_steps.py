@@ -16,10 +16,10 @@ from conftest import require_module
 from benchmarks.torch_steps import W6, W7, gpt_model_class, w6_batches, w6_step, w6_weights, w7_step
 
 
-def test_w6_first_loss_matches_numpy():
+def test_w6_first_loss_matches_numpy(steps):
     torch = require_module("torch")
-    w = {k: v.astype(np.float64) for k, v in w6_weights(0).items()}
-    X, Y = w6_batches(1)[0]
+    w = {k: v.astype(np.float64) for k, v in steps.w6_weights(0).items()}
+    X, Y = steps.w6_batches(1)[0]
     embcat = w["C"][X].reshape(len(X), -1)
     hpre = embcat @ w["W1"] + w["b1"]
     hpre = w["bngain"] * (hpre - hpre.mean(0)) / np.sqrt(hpre.var(0, ddof=1) + 1e-5) + w["bnbias"]
@@ -28,30 +28,30 @@ def test_w6_first_loss_matches_numpy():
     logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
     expected = -logp[np.arange(len(Y)), Y].mean()
 
-    step = w6_step(torch)
+    step = steps.w6_step(torch)
     assert step(0) == pytest.approx(expected, rel=1e-5)
-    assert W6["batch"] == len(Y) == 32
+    assert steps.W6["batch"] == len(Y) == 32
 
 
-def test_w6_builds_identically_and_learns_a_repeated_batch():
+def test_w6_builds_identically_and_learns_a_repeated_batch(steps):
     torch = require_module("torch")
-    first, second = w6_step(torch), w6_step(torch)
+    first, second = steps.w6_step(torch), steps.w6_step(torch)
     losses = [first(0) for _ in range(5)]
     assert losses == [second(0) for _ in range(5)]
     assert losses[-1] < losses[0]
 
 
 @pytest.mark.slow
-def test_w7_starts_uniform_and_learns_a_repeated_batch():
+def test_w7_starts_uniform_and_learns_a_repeated_batch(steps):
     torch = require_module("torch")
-    c = W7
+    c = steps.W7
     e, v = c["n_embd"], c["vocab"]
     per_layer = 3 * e * e + (e * e + e) + (4 * e * e + 4 * e) + (4 * e * e + e) + 4 * e
     expected = v * e + c["block"] * e + c["n_layer"] * per_layer + 2 * e + e * v + v
-    model = gpt_model_class(torch)()
+    model = steps.gpt_model_class(torch)()
     assert sum(p.numel() for p in model.parameters()) == expected
 
-    step = w7_step(torch)
+    step = steps.w7_step(torch)
     losses = [step(0) for _ in range(4)]
     assert losses[0] == pytest.approx(math.log(v), abs=0.05)
     assert losses[-1] < losses[0]
