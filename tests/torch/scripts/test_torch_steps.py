@@ -7,13 +7,23 @@ count is worked out from the sizes, and repeating one batch must lower its loss.
 
 from __future__ import annotations
 
+import importlib
 import math
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 from conftest import require_module
 
-from benchmarks.torch_steps import W6, W7, gpt_model_class, w6_batches, w6_step, w6_weights, w7_step
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def steps(monkeypatch) -> ModuleType:
+    """benchmarks.torch_steps (benchmarks/ sits beside src/, not in it)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    return importlib.import_module("benchmarks.torch_steps")
 
 
 def test_w6_first_loss_matches_numpy(steps):
