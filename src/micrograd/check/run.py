@@ -160,7 +160,14 @@ class Session:
             for failure in failures:
                 if failure is not whole:
                     self.results.append(self._load_warning(failure))
-        except (ChildGone, Untrusted, KeyError, TypeError, ValueError) as error:
+        except (Untrusted, KeyError, TypeError, ValueError, AttributeError) as error:
+            why = str(error) if isinstance(error, Untrusted) else "a load report of the wrong shape"
+            self.results.append(ProbeResult("load", "load", "error", "import the file",
+                                            "untrusted-report",
+                                            detail=f"the run could not be trusted: {why}"))
+            self.stopped = "the check stopped before this probe (untrusted-report)"
+            return None
+        except ChildGone as error:
             self._stop("load", "load", str(error), error)
             return None
         load = ProbeResult("load", "load", "pass", "import the file")
@@ -291,6 +298,8 @@ class Session:
             code = process.returncode
             diagnosis = "child-crashed"
             detail = f"the sandbox process exited with code {code}" + _signal_note(code)
+        elif pid == "load":
+            diagnosis, detail = "load-timeout", f"the file's top level gave no report in time ({why})"
         else:
             diagnosis, detail = "probe-timeout", f"no report in time ({why})"
         self.results.append(ProbeResult(pid, group, "error",

@@ -102,6 +102,7 @@ class Sandbox:
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     answered: dict[str, str] = field(default_factory=dict)  # nonce -> request id
     spoiled: set[str] = field(default_factory=set)           # ids whose report was duplicated
+    abandoned: set[str] = field(default_factory=set)         # nonces of untrusted requests
     ignored_forks: int = 0
     _buffer: bytes = b""
     _received: int = 0
@@ -156,13 +157,20 @@ class Sandbox:
             raise ChildGone("the child has exited") from None
         deadline = time.monotonic() + max(seconds, 0.0)
         while True:
-            message = self._next_message(deadline)
+            try:
+                message = self._next_message(deadline)
+            except Untrusted:
+                self.abandoned.add(nonce)
+                raise
             if message.get("nonce") == nonce and message.get("id") == request_id:
                 self.answered[nonce] = request_id
                 return message
             if message.get("nonce") in self.answered:  # a second report for an earlier probe
                 self.spoiled.add(self.answered[message["nonce"]])
                 continue
+            if message.get("nonce") in self.abandoned:  # the real report of an untrusted one
+                continue
+            self.abandoned.add(nonce)
             raise Untrusted("a report that does not answer the request (forged or malformed)")
 
     def _next_message(self, deadline: float) -> dict:
