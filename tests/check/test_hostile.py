@@ -168,12 +168,24 @@ def test_bad_timeouts_are_refused_with_one_line(value):
 
 def test_a_file_too_large_to_scan_gets_a_clear_error(tmp_path):
     big = tmp_path / "big.py"
-    big.write_text("x = 1\n" * 600_000)  # 3.6 MB
-    with pytest.raises(ValueError, match=r"too large to check \(the limit is 2,097,152 bytes"):
+    big.write_text("x = 1\n" * 300_000)  # 1.8 MB
+    with pytest.raises(ValueError, match=r"too large to check \(the limit is 1,048,576 bytes"):
         check_engine(big)
 
 
 # --- scratch folder and clean environment (13.4) ------------------------------------------
+
+def test_the_source_scan_stays_within_its_share_of_the_timeout(tmp_path):
+    """--timeout covers the parent's own work: a big file's scan is cut, and said to be."""
+    big = tmp_path / "big.py"
+    loop = "for step in range(10):\n" + "    loss.backward()\n    p.data -= 0.1\n" * 20_000
+    big.write_text((CORPUS / "correct.py").read_text() + loop)  # ~0.8 MB, 80,000 statements
+    started = time.monotonic()
+    report = check_engine(big, timeout=2.0)
+    scan = report.by_id("source-scan")
+    assert (scan.status, scan.diagnosis) == ("error", "total-timeout")
+    assert time.monotonic() - started < 120  # a generous hang guard, not a speed test
+
 
 def test_the_file_sees_a_clean_environment_and_a_scratch_home(tmp_path, monkeypatch):
     monkeypatch.setenv("MICROGRAD_TEST_SECRET", "hunter2")

@@ -21,12 +21,13 @@ from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import ProbeResult, Report, printable
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
 from micrograd.check.source import Learner, copy_into, parse_for_checks, read_learner
-from micrograd.check.static import Finding, static_findings
+from micrograd.check.static import Finding, ScanTimeout, static_findings
 from micrograd.check.verdicts import Engine, follows_from, from_exception, judge, missing_result
 
 START_SECONDS = 10.0   # the child's interpreter start (imports only the standard library)
 GRACE = 2.0            # beyond the child's own alarm before the parent stops waiting
 MAX_TIMEOUTS = 2       # an engine that hangs would hang every probe: stop after two
+SCAN_SHARE = 0.25      # of --timeout, for the parent's own source scan
 
 
 class Terminated(BaseException):
@@ -82,19 +83,20 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
         text_path, class_name = split_target(text_path)
     learner = read_learner(Path(text_path))
     try:
-        findings = static_findings(parse_for_checks(learner))
+        scan_text, tree = parse_for_checks(learner)
     except SyntaxError as error:
         return _syntax_error_report(text_path, learner, error, started)
+    source_probes = _scan(scan_text, tree, learner, started + SCAN_SHARE * timeout)
 
     with Sandbox(Limits(memory_mb=memory_mb, cpu_seconds=timeout)) as box:
-        target = copy_into(learner, box.work)
+        target = copy_into(learner, box.work, tree if learner.cells is None else None)
         session = Session(box, learner, deadline, probe_timeout)
         probes = session.run(target, class_name)
         stdout = box.learner_output()
         if box.ignored_forks:
             stdout += f"\n[{box.ignored_forks} report(s) from a forked copy were ignored]"
     report = Report(text_path, session.class_name, session.class_how, probes, stdout=stdout)
-    report.probes += _source_probes(findings, learner)
+    report.probes += source_probes
     _labels_against_the_mlp_output(report)
     for probe in report.probes:
         if learner.origin:  # a notebook: 'line 12' in details and frames -> 'cell 3, line 2'
@@ -126,7 +128,7 @@ class Session:
 
     def run(self, target: Path, class_name: str | None) -> list[ProbeResult]:
         try:
-            self.box.start()
+            self.box.start(max(0.1, min(START_SECONDS, self.remaining())))
         except (ChildGone, Untrusted) as error:
             self._stop("load", "load", f"the child process did not start: {error}")
             return self.results
@@ -340,6 +342,16 @@ LINE_REFERENCE = re.compile(r"\bline (\d+)")
 def _placed_text(text: str, learner: Learner) -> str:
     """'line 12 in __add__' -> 'cell 3, line 2 in __add__' for a notebook."""
     return LINE_REFERENCE.sub(lambda m: str(learner.place(int(m.group(1)))), text)
+
+
+def _scan(text: str, tree: Any, learner: Learner, deadline: float) -> list[ProbeResult]:
+    """The source checks, within their share of --timeout (an ERROR if they can't finish)."""
+    try:
+        return _source_probes(static_findings(text, deadline, tree), learner)
+    except ScanTimeout:
+        return [ProbeResult("source-scan", "source", "error", "scan the source with ast",
+                            "total-timeout", detail="the source scan did not finish within its "
+                            f"share ({SCAN_SHARE:.0%}) of --timeout; the file is very large")]
 
 
 def _source_probes(findings: list[Finding], learner: Learner) -> list[ProbeResult]:

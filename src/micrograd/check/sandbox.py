@@ -126,7 +126,7 @@ class Sandbox:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def start(self) -> None:
+    def start(self, seconds: float = 10.0) -> None:
         """Start the child in its own session, with the limits, on the private channel."""
         become_subreaper()
         request_read, self._requests = os.pipe()
@@ -143,7 +143,7 @@ class Sandbox:
             os.close(request_read)
             os.close(report_write)
         _ACTIVE_CHILDREN.add(self.process.pid)
-        self.ask({"do": "start", "limits": self.limits.as_rlimits()}, 10.0, "start")
+        self.ask({"do": "start", "limits": self.limits.as_rlimits()}, seconds, "start")
 
     def ask(self, request: dict, seconds: float, request_id: str) -> dict:
         """Send one request; return the one report for it (raises Untrusted or ChildGone)."""

@@ -14,7 +14,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_SOURCE_BYTES = 2 * 1024 * 1024     # a .py file (learners' engines are a few KB)
+MAX_SOURCE_BYTES = 1024 * 1024         # Python source (learners' engines are a few KB): parsing
+                                       # and scanning it must fit well inside --timeout
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024  # a .ipynb carries outputs and pictures
 MAX_COPIED_FILES = 400
 MAX_COPIED_BYTES = 32 * 1024 * 1024
@@ -53,6 +54,9 @@ def read_learner(path: Path) -> Learner:
     raw = path.read_bytes()[:limit + 1]
     if path.suffix == ".ipynb":
         text, origin, cells = notebook_to_source(decode_notebook(raw, path), path)
+        if len(text.encode("utf-8")) > MAX_SOURCE_BYTES:
+            raise ValueError(f"{path}: its code cells hold {len(text.encode('utf-8')):,} bytes, "
+                             f"too large to check (the limit is {MAX_SOURCE_BYTES:,} bytes)")
         return Learner(path, text, text.encode("utf-8"), origin, cells, None, "learner_engine")
     text = decode_python(raw, path)
     root, name = package_module(path.resolve())
@@ -123,8 +127,8 @@ def notebook_to_source(cells: list, path: Path) -> tuple[str, list[str], list[tu
     return "\n".join(lines) + "\n", origin, code_cells
 
 
-def parse_for_checks(learner: Learner) -> str:
-    """The source for the source checks (a notebook: cells that don't parse blanked).
+def parse_for_checks(learner: Learner) -> tuple[str, ast.Module]:
+    """The source for the source checks (a notebook: cells that don't parse blanked), parsed.
 
     Raises SyntaxError (reported as the file's error), or ValueError when the source is
     nested too deeply for Python's compiler (Python itself could not run the file).
@@ -133,8 +137,7 @@ def parse_for_checks(learner: Learner) -> str:
     if learner.cells is not None:
         text = parsable_cells_only(text, learner.cells)
     try:
-        ast.parse(text)
-        return text
+        return text, ast.parse(text)
     except (RecursionError, MemoryError):
         raise ValueError(f"{learner.path}: the source is nested too deeply for Python's "
                          "compiler (a very long expression?); Python could not run it either"
@@ -167,7 +170,7 @@ def package_module(path: Path) -> tuple[Path | None, str | None]:
     return folder, ".".join(parts)
 
 
-def copy_into(learner: Learner, work: Path) -> Path:
+def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None) -> Path:
     """Copy what the child needs into `work`; return the path the child loads.
 
     A loose file: it and the .py/.ipynb files next to it (and the packages next to it that it
@@ -197,7 +200,7 @@ def copy_into(learner: Learner, work: Path) -> Path:
     for file in sorted(folder.iterdir()):
         if file.is_file() and file.suffix in (".py", ".ipynb") and file.resolve() != learner.path.resolve():
             copy(file, work / file.name)
-    for name in imported_names(learner.text):
+    for name in imported_names(tree):
         package = folder / name
         if (package / "__init__.py").is_file():
             for file in sorted(package.rglob("*.py")):
@@ -211,10 +214,9 @@ def copy_into(learner: Learner, work: Path) -> Path:
     return target
 
 
-def imported_names(text: str) -> set[str]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+def imported_names(tree: ast.Module | None) -> set[str]:
+    """Top-level names of the modules a (parsed) file imports without a relative dot."""
+    if tree is None:
         return set()
     names = set()
     for node in ast.walk(tree):
