@@ -94,6 +94,16 @@ def test_a_report_forged_inside_a_probe_is_an_error_for_that_probe(tmp_path):
     assert report.by_id("reuse-add").status in ("fail", "error")
 
 
+def test_a_report_forged_with_the_right_nonce_is_caught_as_a_second_report(tmp_path):
+    """Code that digs the request out of the child's frames can answer first; the child's
+    own report then arrives as a second one, and the probe is an ERROR, never a pass."""
+    report = check_engine(compose(tmp_path, "forged_with_nonce"))
+    forged = report.by_id("reuse-add")
+    assert (forged.status, forged.diagnosis) == ("error", "untrusted-report")
+    assert "more than one report" in forged.detail
+    assert not report.ok
+
+
 def test_a_fork_at_top_level_does_not_multiply_the_results(tmp_path):
     plain = check_engine(CORPUS / f"{BUGGY}.py")
     report = check_engine(compose(tmp_path, "fork_results"))

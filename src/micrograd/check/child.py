@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import json
-import math
 import numbers
 import operator
 import os
@@ -30,7 +30,8 @@ import sys
 import time
 import traceback
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # Bind the builtins this file uses as module globals now, before any learner code runs:
 # a global is found before a builtin, so `builtins.abs = ...` in the learner's file can't
@@ -44,9 +45,9 @@ globals().update({name: value for name, value in vars(builtins).items()
 # Expressions: numbers, names, + - * / **, unary -, and method calls without arguments.
 # --------------------------------------------------------------------------------------
 
-BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+BINARY: dict[type[ast.AST], Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
           ast.Div: operator.truediv, ast.Pow: operator.pow}
-UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+UNARY: dict[type[ast.AST], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 METHODS = ("exp", "log", "tanh", "relu", "sigmoid", "backward")
 MAX_LOOP = 10_000
 
@@ -89,11 +90,15 @@ def run_program(body: list[ast.stmt], env: dict[str, Any],
     result: Any = None
     for stmt in body:
         if isinstance(stmt, ast.Assign):
-            result = env[stmt.targets[0].id] = _evaluate(stmt.value, env, call_method)
+            target = stmt.targets[0]
+            assert isinstance(target, ast.Name)  # parse_program allows nothing else
+            result = env[target.id] = _evaluate(stmt.value, env, call_method)
         elif isinstance(stmt, ast.Expr):
             result = _evaluate(stmt.value, env, call_method)
         elif isinstance(stmt, ast.For):
-            for _ in range(stmt.iter.args[0].value):  # type: ignore[attr-defined]
+            count = stmt.iter.args[0] if isinstance(stmt.iter, ast.Call) else None
+            assert isinstance(count, ast.Constant) and isinstance(count.value, int)  # range(N)
+            for _ in range(count.value):
                 result = run_program(stmt.body, env, call_method)
     return result
 
@@ -140,21 +145,22 @@ class Child:
         self.pid = _getpid()
         self.buffer = b""
         self.learner_file = ""
-        self.module: types.ModuleType | None = None
-        self.cls: type | None = None
+        self.module: Any = None  # the learner's module and class: anything at all
+        self.cls: Any = None
 
     # -- channel --------------------------------------------------------------------
 
-    def receive(self) -> dict:
+    def receive(self) -> dict[str, Any]:
         while b"\n" not in self.buffer:
             chunk = _read(self.request_fd, 1 << 16)
             if not chunk:
                 self.stop()
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
-        return _loads(line)
+        request: dict[str, Any] = _loads(line)
+        return request
 
-    def send(self, request: dict, body: dict) -> None:
+    def send(self, request: dict[str, Any], body: dict[str, Any]) -> None:
         self.stop_if_forked()
         message = dict(body, id=request["id"], nonce=request["nonce"], pid=self.pid)
         data = (_dumps(message, default=safe_repr) + "\n").encode("utf-8", "replace")
@@ -175,7 +181,7 @@ class Child:
         return [f.lineno for f in _extract_tb(tb) if os.path.abspath(f.filename) == self.learner_file
                 and f.lineno is not None]
 
-    def describe(self, error: BaseException, outermost: bool = False) -> dict:
+    def describe(self, error: BaseException, outermost: bool = False) -> dict[str, Any]:
         """An exception as data: its type (and bases), message, learner line and frames."""
         lines = self.learner_frames(error.__traceback__)
         frames: list[str] = []
@@ -222,7 +228,7 @@ class Child:
 
     # -- load: top-level statements (or notebook cells) one at a time, like cells --------
 
-    def load(self, request: dict) -> dict:
+    def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
         sys.path.insert(0, request["root"])
         name = request["module_name"]
@@ -244,7 +250,7 @@ class Child:
         self.module = module
         with open(request["path"], "rb") as file:
             source = file.read()
-        failures: list[dict] = []
+        failures: list[dict[str, Any]] = []
         deadline = time.monotonic() + request["load_timeout"]
         per_unit = request["load_timeout"] / 4
         units = self.units(source, request.get("cells"), failures)
@@ -262,7 +268,7 @@ class Child:
                                    dont_inherit=True)
                 else:
                     code = compile(code_or_tree, request["path"], "exec", dont_inherit=True)
-                self.limited(limit, lambda: exec(code, module.__dict__))
+                self.limited(limit, functools.partial(exec, code, module.__dict__))
             except ProbeTimeout as error:
                 info = self.describe(error, outermost=True)
                 failures.append({"unit": number, "timeout": "total" if limit == remaining
@@ -273,7 +279,8 @@ class Child:
         self.cls, how = self.find_class(request.get("class_name"))
         return {"failures": failures, "units": len(units), "class": self.class_info(how)}
 
-    def units(self, source: bytes, cells: list | None, failures: list) -> list[tuple[int, Any]]:
+    def units(self, source: bytes, cells: list[Any] | None,
+              failures: list[Any]) -> list[tuple[int, Any]]:
         """(number, thing to compile): a notebook's cells by line range, else each statement."""
         if cells:
             lines = source.decode("utf-8").splitlines(keepends=True)
@@ -295,14 +302,14 @@ class Child:
         for name, obj in list(vars(module).items()):
             if isinstance(obj, type) and callable(getattr(obj, "backward", None)):
                 try:
-                    sample = self.limited(1.0, lambda: obj(2.0))
+                    sample = self.limited(1.0, functools.partial(obj, 2.0))
                 except BaseException:
                     continue
                 if hasattr(sample, "data") and hasattr(sample, "grad"):
                     return obj, f"class {name} (it has data, grad and backward)"
         return None, "no class named Value, and no class with data, grad and backward()"
 
-    def class_info(self, how: str) -> dict:
+    def class_info(self, how: str) -> dict[str, Any]:
         cls = self.cls
         if cls is None:
             return {"found": False, "how": how, "name": None, "methods": {}}
@@ -317,9 +324,9 @@ class Child:
 
     # -- probes ------------------------------------------------------------------------
 
-    def probe(self, request: dict) -> dict:
+    def probe(self, request: dict[str, Any]) -> dict[str, Any]:
         body = parse_program(request["program"])
-        runs: list[dict] = []
+        runs: list[dict[str, Any]] = []
 
         def all_runs() -> None:  # one alarm for the whole request; a run reports its timeout
             for inputs in request["points"]:
@@ -330,7 +337,7 @@ class Child:
         self.limited(request["timeout"], all_runs)
         return {"runs": runs}
 
-    def one_run(self, body: list, inputs: dict, request: dict) -> dict:
+    def one_run(self, body: list[Any], inputs: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
         cls = self.cls
         run: dict[str, Any] = {"stage": "forward", "error": None}
         try:
@@ -360,12 +367,12 @@ class Child:
             run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return run
 
-    def construct(self, request: dict) -> dict:
+    def construct(self, request: dict[str, Any]) -> dict[str, Any]:
         v = self.limited(request["timeout"], lambda: self.cls(2.0))
         return {"has_data": hasattr(v, "data"), "has_grad": hasattr(v, "grad"),
                 "data": number(getattr(v, "data", None)), "grad": number(getattr(v, "grad", None))}
 
-    def signature(self, request: dict) -> dict:
+    def signature(self, request: dict[str, Any]) -> dict[str, Any]:
         import inspect
         try:
             params = list(inspect.signature(self.cls.__init__).parameters.values())
@@ -376,11 +383,12 @@ class Child:
 
     # -- the learner's MLP: observations only; the parent has the reference MLP ----------
 
-    def nn(self, request: dict) -> dict:
-        return self.limited(request["timeout"], lambda: self.nn_stages(request))
+    def nn(self, request: dict[str, Any]) -> dict[str, Any]:
+        report: dict[str, Any] = self.limited(request["timeout"], lambda: self.nn_stages(request))
+        return report
 
-    def nn_stages(self, request: dict) -> dict:
-        cls, mlp_cls = self.cls, getattr(self.module, "MLP")
+    def nn_stages(self, request: dict[str, Any]) -> dict[str, Any]:
+        cls, mlp_cls = self.cls, self.module.MLP
         report: dict[str, Any] = {"stage": "build"}
         try:
             mlp = mlp_cls(3, [4, 4, 1])
@@ -483,7 +491,8 @@ def instrument_walk(out: Any) -> tuple[list[Any], dict[int, list[Any]], list[int
         return None
 
 
-def summarize_walk(nodes: list, consumers: dict, calls: list) -> dict | None:
+def summarize_walk(nodes: list[Any], consumers: dict[int, list[Any]],
+                   calls: list[int]) -> dict[str, Any] | None:
     """How many inner nodes ran their _backward twice; the first node run before a consumer."""
     if not calls:
         return None
@@ -503,7 +512,7 @@ def summarize_walk(nodes: list, consumers: dict, calls: list) -> dict | None:
     return {"twice": twice, "early": early}
 
 
-def parameters_of(model: Any) -> list:
+def parameters_of(model: Any) -> list[Any]:
     for name in ("parameters", "params"):
         method = getattr(model, name, None)
         if callable(method):
@@ -511,7 +520,7 @@ def parameters_of(model: Any) -> list:
     raise AttributeError("the MLP has no parameters() method")
 
 
-def repeated_parameter(params: list) -> list[str]:
+def repeated_parameter(params: list[Any]) -> list[str]:
     first: dict[int, int] = {}
     for i, p in enumerate(params):
         if id(p) in first:
@@ -557,7 +566,7 @@ def safe_str(x: Any) -> str:
         return "?"
 
 
-def apply_limits(limits: dict) -> None:
+def apply_limits(limits: dict[str, Any]) -> None:
     """soft = hard: the learner's file cannot raise them again (only lower them)."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the output cap a write fails instead
     for name, value in limits.items():

@@ -7,6 +7,7 @@ An id is a short name (`grad-overwritten`) or a name with an op (`wrong-local-de
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Diagnosis:
     fix: str
     pitfall: str = ""  # where the textbook / lecture talks about it
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from micrograd.check.probes import H_REL, Probe, close
 from micrograd.check.report import ProbeResult
-from micrograd.check.verdicts import Engine, classify_exception, shown
+from micrograd.check.verdicts import Engine, Observation, classify_exception, shown
 
 SIZES = (3, 4, 4, 1)
 XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
@@ -31,7 +31,7 @@ EXPRESSIONS = {
 }
 
 
-def request() -> dict:
+def request() -> Observation:
     """What the child needs to run the learner's MLP."""
     return {"do": "nn", "weights": WEIGHTS, "xs": XS, "ys": YS}
 
@@ -70,10 +70,11 @@ def _probe(pid: str) -> ProbeResult:
     return ProbeResult(id=pid, group="nn", status="pass", expression=EXPRESSIONS[pid])
 
 
-def judge_nn(report: dict, engine: Engine) -> list[ProbeResult]:
+def judge_nn(report: Observation, engine: Engine) -> list[ProbeResult]:
     """Up to four results from the one nn report, in the order the child ran them."""
     results: list[ProbeResult] = []
-    error = report.get("error")
+    failed = report.get("error") is not None
+    error: Observation = dict(report.get("error") or {})
     stage = report.get("stage")
 
     def raised(pid: str, status_if_build: str = "warn") -> list[ProbeResult]:
@@ -91,7 +92,7 @@ def judge_nn(report: dict, engine: Engine) -> list[ProbeResult]:
             record.diagnosis = diagnosis if diagnosis != "backward-raised" else "nn-exception"
         return results + [record]
 
-    if error is not None and stage == "build":
+    if failed and stage == "build":
         return raised("nn-parameter-count")
     count, distinct = int(report.get("count", 0)), int(report.get("distinct", 0))
     record = _probe("nn-parameter-count")
@@ -107,7 +108,7 @@ def judge_nn(report: dict, engine: Engine) -> list[ProbeResult]:
         record.detail = f"{count} parameters instead of 41"
         return [record]
     results.append(record)
-    if error is not None and stage == "forward":
+    if failed and stage == "forward":
         return raised("nn-forward")
 
     got = report.get("output")
@@ -124,7 +125,7 @@ def judge_nn(report: dict, engine: Engine) -> list[ProbeResult]:
         return results + [record]
     record.detail = f"matches hidden={arch[0]}, output={arch[1]}"
     results.append(record)
-    if error is not None and stage == "training-step":
+    if failed and stage == "training-step":
         return raised("nn-training-step")
 
     record = _probe("nn-training-step")
@@ -148,7 +149,7 @@ def judge_nn(report: dict, engine: Engine) -> list[ProbeResult]:
         record.detail = (f"{len(bad)} of 41 parameter gradients differ; parameter {i}: got "
                          f"{got_i}, expected {want_i}")
     results.append(record)
-    if error is not None and stage == "zero-grad":
+    if failed and stage == "zero-grad":
         return raised("nn-zero-grad")
     if "nonzero_after_zero_grad" in report:
         record = _probe("nn-zero-grad")

@@ -86,7 +86,8 @@ FLOAT_METHODS = {
 
 
 def float_call(x: float, name: str) -> float:
-    return float(FLOAT_METHODS[name](x))
+    method: Any = FLOAT_METHODS[name]
+    return float(method(x))
 
 
 def evaluate(program: str, inputs: dict[str, float]) -> float:
@@ -209,7 +210,8 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
             after=("add", name) + WALKER))
     chain_step = "(x*0.9 + b*0.1).tanh()" if has_tanh else "(x*0.9 + b*0.1)*0.5 + 1"
     tanh = ("tanh",) if has_tanh else ()
-    graph = dict(group="graph", on_mismatch="wrong-topo-order", walk=True, repeat=GRAPH_REPEAT)
+    graph: dict[str, Any] = {"group": "graph", "on_mismatch": "wrong-topo-order", "walk": True,
+                             "repeat": GRAPH_REPEAT}
     probes += [
         Probe(id="diamond", program="t = a*b\ny = t + (t*c)*d",
               inputs={"a": 2.0, "b": -3.0, "c": 1.5, "d": 0.5}, needs=("add", "mul"),

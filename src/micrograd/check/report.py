@@ -33,7 +33,7 @@ class ProbeResult:
     consequence_of: str | None = None
     own_diagnosis: str | None = None  # before `consequence_of` renamed it (not in the JSON)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         entry = explain(self.diagnosis) if self.diagnosis else None
         return {
             "id": self.id, "group": self.group, "status": self.status,
@@ -80,7 +80,7 @@ class Report:
                 return p
         raise KeyError(probe_id)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "path": self.path,

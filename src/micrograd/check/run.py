@@ -13,16 +13,23 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from micrograd.check import mlp
 from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
-from micrograd.check.report import ProbeResult, Report, printable
+from micrograd.check.report import ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
 from micrograd.check.source import Learner, copy_into, parse_for_checks, read_learner
 from micrograd.check.static import Finding, ScanTimeout, static_findings
-from micrograd.check.verdicts import Engine, follows_from, from_exception, judge, missing_result
+from micrograd.check.verdicts import (
+    Engine,
+    follows_from,
+    from_exception,
+    judge,
+    missing_result,
+)
 
 START_SECONDS = 10.0   # the child's interpreter start (imports only the standard library)
 GRACE = 2.0            # beyond the child's own alarm before the parent stops waiting
@@ -174,10 +181,10 @@ class Session:
             return None
         load = ProbeResult("load", "load", "pass", "import the file")
         if whole is not None:
-            error = whole.get("error") or {}
+            stuck = dict(whole.get("error") or {})
             load = ProbeResult("load", "load", "error", "import the file", "load-timeout",
                                detail="running the file's top level used up the load time",
-                               line=error.get("line"), where=list(error.get("where", [])))
+                               line=_line(stuck.get("line")), where=_texts(stuck.get("where")))
         self.results.append(load)
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
         if not info.get("found"):
@@ -188,7 +195,7 @@ class Session:
         return Engine(name=str(self.class_name), methods=methods,
                       source_lines=self.learner.text.splitlines(), has_mlp=bool(info.get("mlp")))
 
-    def _load_warning(self, failure: dict) -> ProbeResult:
+    def _load_warning(self, failure: dict[str, Any]) -> ProbeResult:
         """A top-level statement (or notebook cell) that raised or ran too long: a WARN."""
         unit, error = failure.get("unit"), failure.get("error") or {}
         notebook = self.learner.cells is not None
@@ -210,7 +217,7 @@ class Session:
             diagnosis = "notebook-cell-raised" if notebook else "statement-raised"
             detail = message
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
-                           line=error.get("line"), where=list(error.get("where", [])))
+                           line=_line(error.get("line")), where=_texts(error.get("where")))
 
     def _annotation_line(self, line: Any, message: str) -> bool:
         """`other: Value` (or `-> Value`) on the line that raised NameError for Value."""
@@ -310,6 +317,15 @@ class Session:
         self.stopped = f"the check stopped before this probe ({diagnosis})"
 
 
+def _line(value: Any) -> int | None:
+    """A line number from a report (anything else is dropped)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _texts(value: Any) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
 def _signal_note(code: int | None) -> str:
     if code is None or code >= 0:
         return ""
@@ -395,13 +411,13 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 class terminate_cleanly:
     """While checking in the main thread, SIGTERM unwinds like Ctrl-C (cleanup runs)."""
 
-    def __enter__(self) -> "terminate_cleanly":
+    def __enter__(self) -> terminate_cleanly:
         self.previous = None
         if threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGTERM, _on_sigterm)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
             signal.signal(signal.SIGTERM, self.previous)
 

@@ -53,7 +53,7 @@ class Limits:
 
     def as_rlimits(self) -> dict[str, int]:
         limits = {"RLIMIT_AS": self.memory_mb * 1024 * 1024,
-                  "RLIMIT_CPU": int(math.ceil(self.cpu_seconds)) + 1,
+                  "RLIMIT_CPU": math.ceil(self.cpu_seconds) + 1,
                   "RLIMIT_FSIZE": self.output_bytes, "RLIMIT_CORE": 0}
         if hasattr(os, "getuid"):  # root ignores RLIMIT_NPROC (see docs/checker.md)
             limits["RLIMIT_NPROC"] = user_process_count() + NPROC_HEADROOM
@@ -78,7 +78,7 @@ def become_subreaper() -> bool:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
@@ -120,10 +120,10 @@ class Sandbox:
     def output_file(self) -> Path:
         return self.folder / "output.txt"
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def start(self, seconds: float = 10.0) -> None:
@@ -145,7 +145,7 @@ class Sandbox:
         _ACTIVE_CHILDREN.add(self.process.pid)
         self.ask({"do": "start", "limits": self.limits.as_rlimits()}, seconds, "start")
 
-    def ask(self, request: dict, seconds: float, request_id: str) -> dict:
+    def ask(self, request: dict[str, Any], seconds: float, request_id: str) -> dict[str, Any]:
         """Send one request; return the one report for it (raises Untrusted or ChildGone)."""
         nonce = secrets.token_hex(12)
         line = json.dumps(dict(request, id=request_id, nonce=nonce)) + "\n"
@@ -173,17 +173,20 @@ class Sandbox:
             self.abandoned.add(nonce)
             raise Untrusted("a report that does not answer the request (forged or malformed)")
 
-    def _next_message(self, deadline: float) -> dict:
+    def _next_message(self, deadline: float) -> dict[str, Any]:
         """The next report line from the original child; a fork's reports are skipped."""
+        reports = self._reports
+        if reports is None:
+            raise ChildGone("the channel is closed")
         while True:
             while b"\n" not in self._buffer:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise ChildGone("no report in time")
-                ready, _, _ = select.select([self._reports], [], [], min(remaining, 0.25))
+                ready, _, _ = select.select([reports], [], [], min(remaining, 0.25))
                 if not ready:
                     continue
-                chunk = os.read(self._reports, 1 << 16)  # type: ignore[arg-type]
+                chunk = os.read(reports, 1 << 16)
                 if not chunk:
                     raise ChildGone("the child exited")
                 self._received += len(chunk)

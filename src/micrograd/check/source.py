@@ -13,6 +13,7 @@ import shutil
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MAX_SOURCE_BYTES = 1024 * 1024         # Python source (learners' engines are a few KB): parsing
                                        # and scanning it must fit well inside --timeout
@@ -33,11 +34,11 @@ class Learner:
     package_root: Path | None  # a file inside a package: the folder holding the package
     module_name: str           # 'learner_engine', or 'pkg.module' inside a package
 
-    def place(self, line: object) -> object:
+    def place(self, line: object) -> int | str | None:
         """A script line -> 'cell 3, line 2' for a notebook; unchanged for a .py."""
         if self.origin and isinstance(line, int) and 1 <= line <= len(self.origin):
             return self.origin[line - 1]
-        return line
+        return line if isinstance(line, (int, str)) else None
 
 
 def read_learner(path: Path) -> Learner:
@@ -76,7 +77,7 @@ def decode_python(raw: bytes, path: Path) -> str:
                          ) from None
 
 
-def decode_notebook(raw: bytes, path: Path) -> list:
+def decode_notebook(raw: bytes, path: Path) -> list[dict[str, Any]]:
     """The notebook's cells, checked to be what Jupyter writes (ValueError otherwise)."""
     try:
         notebook = json.loads(raw.decode("utf-8-sig"))
@@ -101,7 +102,8 @@ def decode_notebook(raw: bytes, path: Path) -> list:
     return cells
 
 
-def notebook_to_source(cells: list, path: Path) -> tuple[str, list[str], list[tuple[int, int, int]]]:
+def notebook_to_source(cells: list[dict[str, Any]],
+                       path: Path) -> tuple[str, list[str], list[tuple[int, int, int]]]:
     """The code cells joined into one script, where each line came from, and the cells as
     (cell number, first line, last line). IPython magics (%, !) become `pass  # magic`, so the
     script is plain Python and an indented block keeps its body. Nothing is run."""

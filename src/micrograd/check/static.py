@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 import contextvars
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 # when the scan must stop (--timeout covers the parent's own work); per thread of checking
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
@@ -51,7 +51,7 @@ def _assigns_grad(node: ast.AST) -> bool:
     return False
 
 
-def _is_backward_driver(fn: ast.AST) -> bool:
+def _is_backward_driver(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """backward() itself resets inner nodes; calling it is not zeroing the parameters."""
     return fn.name in ("backward", "_backward") or any(
         _calls(sub, "_backward") for sub in _walk(fn))
@@ -208,7 +208,7 @@ def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
             if names and names[0] in LABEL_NAMES and len(values) >= 2 \
                     and all(v in (0.0, 1.0) for v in values) and set(values) == {0.0, 1.0}:
                 findings.append(Finding("labels-outside-tanh-range", node.lineno,
-                                        f"{names[0]} = {[int(v) for v in values]} at line "
+                                        f"{names[0]} = {[int(v or 0) for v in values]} at line "
                                         f"{node.lineno}, and the model calls tanh", "fail"))
     return findings
 

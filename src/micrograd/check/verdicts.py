@@ -12,11 +12,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from micrograd.check.probes import CAPABILITY, Probe, central_differences, close, evaluate, tidy
+from micrograd.check.probes import (
+    CAPABILITY,
+    Probe,
+    central_differences,
+    close,
+    evaluate,
+    tidy,
+)
 from micrograd.check.report import ProbeResult
+
+Observation = dict[str, Any]  # one report from the child, as JSON decoded it
 
 
 @dataclass
@@ -89,7 +99,7 @@ def failed(record: ProbeResult, diagnosis: str, detail: str, line: Any = None,
 # Exceptions
 # ------------------------------------------------------------------------------------------
 
-def classify_exception(error: dict, probe: Probe, engine: Engine, stage: str) -> tuple[str, str]:
+def classify_exception(error: Observation, probe: Probe, engine: Engine, stage: str) -> tuple[str, str]:
     """(diagnosis id, status) for an exception the learner's code raised in a probe."""
     types, text = error.get("types", []), str(error.get("message", ""))
     if error.get("type") == "ProbeTimeout":
@@ -126,7 +136,7 @@ def classify_exception(error: dict, probe: Probe, engine: Engine, stage: str) ->
     return f"exception-in-op:{probe.op or probe.id}", "fail"
 
 
-def from_exception(record: ProbeResult, error: dict, probe: Probe, engine: Engine,
+def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine: Engine,
                    stage: str) -> ProbeResult:
     diagnosis, status = classify_exception(error, probe, engine, stage)
     line = error.get("line")
@@ -166,13 +176,13 @@ def op_line(engine: Engine, diagnosis: str, op: str) -> int | None:
 # Verdicts by probe kind
 # ------------------------------------------------------------------------------------------
 
-def judge_grad(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
+def judge_grad(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
     """Forward value and gradients of every run against the float reference."""
     want = evaluate(probe.program, probe.inputs)
     want_grads = central_differences(probe.program, probe.inputs)
     record = result(probe, expected={"data": tidy(want),
                                      "grads": {n: tidy(g) for n, g in want_grads.items()}})
-    walks = [run.get("walk") for run in runs if isinstance(run.get("walk"), dict)]
+    walks: list[Observation] = [run["walk"] for run in runs if isinstance(run.get("walk"), dict)]
     for run in runs:
         verdict = judge_run(probe, run, record, engine, want, want_grads)
         if verdict is not None:
@@ -182,7 +192,7 @@ def judge_grad(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
     return record
 
 
-def judge_run(probe: Probe, run: dict, record: ProbeResult, engine: Engine, want: float,
+def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engine, want: float,
               want_grads: dict[str, float]) -> ProbeResult | None:
     """A failed ProbeResult for a run that went wrong, else None."""
     error = run.get("error")
@@ -226,15 +236,14 @@ def judge_run(probe: Probe, run: dict, record: ProbeResult, engine: Engine, want
         walked = walk_verdict(record, [run["walk"]])
         if walked is not None:
             return walked
+    # got exactly the op's own derivative: the `+ a` path's 1.0 was overwritten, else not
     if probe.group == "reuse" and (diagnosis.startswith("grad-assigned")
-                                   or diagnosis == "exp-grad-assigned"):
-        # got exactly the op's own derivative: the `+ a` path's 1.0 was overwritten
-        if not all(close(number(grads.get(n)), w - 1.0) for n, w in want_grads.items()):
-            diagnosis = f"wrong-local-derivative:{probe.op}"
+                                   or diagnosis == "exp-grad-assigned") and not all(close(number(grads.get(n)), w - 1.0) for n, w in want_grads.items()):
+        diagnosis = f"wrong-local-derivative:{probe.op}"
     return failed(record, diagnosis, "gradients differ from central differences")
 
 
-def walk_verdict(record: ProbeResult, walks: list[dict]) -> ProbeResult | None:
+def walk_verdict(record: ProbeResult, walks: list[Observation]) -> ProbeResult | None:
     twice = max((int(w.get("twice") or 0) for w in walks), default=0)
     if twice:
         return failed(record, "node-visited-twice",
@@ -246,7 +255,7 @@ def walk_verdict(record: ProbeResult, walks: list[dict]) -> ProbeResult | None:
     return None
 
 
-def judge_seed(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
+def judge_seed(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
     record = result(probe, expected={"y.grad": 1.0, "a.grad": -3.0})
     run = runs[0]
     if run.get("error") is not None:
@@ -260,7 +269,7 @@ def judge_seed(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
     return failed(record, "wrong-seed-gradient", f"the output's grad is {shown(seed)}")
 
 
-def judge_twice(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
+def judge_twice(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
     """Two backward() calls: leaf gradients add up, as in PyTorch (2 * d/da (a*b))."""
     a, b = probe.inputs["a"], probe.inputs["b"]
     want = {"a": 2 * b, "b": 2 * a}
@@ -284,10 +293,10 @@ def judge_twice(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
     return failed(record, "backward-twice-wrong", "unexpected gradients after two backward() calls")
 
 
-def judge_range(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
+def judge_range(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
     """tanh at large |x|: a value in [-1, 1] equal to math.tanh, and no exception."""
     record = result(probe)
-    got: dict[str, Any] = {}
+    got: Observation = {}
     for point, run in zip(probe.run_points(), runs):
         x = point["a"]
         key, want = f"tanh({x:g})", math.tanh(x)
@@ -308,7 +317,7 @@ def judge_range(probe: Probe, runs: list[dict], engine: Engine) -> ProbeResult:
     return record
 
 
-def judge_construct(probe: Probe, report: dict, engine: Engine) -> ProbeResult:
+def judge_construct(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
     record = result(probe, expression=f"{engine.name}(2.0)", expected={"data": 2.0, "grad": 0.0})
     record.got = {"data": shown(report.get("data")) if report.get("has_data") else "<missing>",
                   "grad": shown(report.get("grad")) if report.get("has_grad") else "<missing>"}
@@ -321,7 +330,7 @@ def judge_construct(probe: Probe, report: dict, engine: Engine) -> ProbeResult:
     return record
 
 
-def judge_signature(probe: Probe, report: dict, engine: Engine) -> ProbeResult:
+def judge_signature(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
     record = result(probe, expression=f"inspect.signature({engine.name}.__init__)")
     mutable = report.get("mutable") or []
     if not mutable:
@@ -350,7 +359,7 @@ def missing_result(probe: Probe, engine: Engine) -> ProbeResult | None:
                   detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
 
 
-def judge(probe: Probe, report: dict, engine: Engine) -> ProbeResult:
+def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
     """The verdict on one validated report; the pointer to the learner's line added."""
     if probe.kind in ("construct", "signature"):
         record = JUDGES[probe.kind](probe, report, engine)
