@@ -566,8 +566,44 @@ def safe_str(x: Any) -> str:
         return "?"
 
 
+CAP_SYS_RESOURCE = 24                 # linux/capability.h
+PR_CAPBSET_DROP = 24                  # linux/prctl.h
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def drop_sys_resource() -> bool:
+    """As root, give up CAP_SYS_RESOURCE (the right to raise hard limits) for good: from the
+    effective and permitted sets (capset) and the bounding set (so an exec can't regain it).
+    True if it is gone. Root still ignores RLIMIT_NPROC (the kernel exempts uid 0)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0)
+        header, data = Header(LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+        if libc.capget(ctypes.byref(header), data) != 0:
+            return False
+        mask = ~(1 << CAP_SYS_RESOURCE) & 0xFFFFFFFF  # bit 24 lives in the first word
+        data[0].effective &= mask
+        data[0].permitted &= mask
+        data[0].inheritable &= mask
+        return bool(libc.capset(ctypes.byref(header), data) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
 def apply_limits(limits: dict[str, Any]) -> None:
     """soft = hard: the learner's file cannot raise them again (only lower them)."""
+    drop_sys_resource()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the output cap a write fails instead
     for name, value in limits.items():
         kind = getattr(resource, name)
