@@ -55,7 +55,17 @@ MAX_LOOP = 10_000
 def parse_program(text: str) -> list[ast.stmt]:
     """Parse a probe program, refusing anything outside the subset (a ValueError says what)."""
     tree = ast.parse(text, mode="exec")
+    placed: set[int] = set()  # the range(N) of a loop, the .method of a call: allowed there only
     for node in ast.walk(tree):
+        if isinstance(node, ast.For) and _is_range_loop(node) and isinstance(node.iter, ast.Call):
+            placed |= {id(node.iter), id(node.iter.func)}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            placed.add(id(node.func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) not in placed:
+            raise ValueError("probe program: attributes only as x.method()")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and id(node) not in placed:
+            raise ValueError("probe program: a call of a name is only `range(N)` in a loop")
         allowed = (ast.Module, ast.Assign, ast.Expr, ast.For, ast.BinOp, ast.UnaryOp,
                    ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.Attribute,
                    *BINARY, *UNARY)
@@ -245,7 +255,7 @@ class Child:
         module = types.ModuleType(name)
         module.__file__ = request["path"]
         module.__package__ = name.rpartition(".")[0]
-        module.__builtins__ = builtins  # type: ignore[attr-defined]
+        setattr(module, "__builtins__", builtins)  # the real ones, not this file's copies
         sys.modules[name] = module
         self.module = module
         with open(request["path"], "rb") as file:

@@ -35,7 +35,7 @@ CAPABILITY = {
 OPS = tuple(CAPABILITY)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Probe:
     """One thing to try on the learner's class, and what its failure is called.
 
