@@ -271,6 +271,7 @@ class Child:
                 failures.append({"unit": number, "timeout": "total", "error": None})
                 break
             limit = min(per_unit, remaining)
+            _signal(signal.SIGALRM, _on_alarm)  # a statement before may have replaced it
             try:
                 if isinstance(code_or_tree, ast.Module):
                     flags |= future_flags(code_or_tree)
