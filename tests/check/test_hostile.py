@@ -222,6 +222,21 @@ def test_nothing_is_deleted_or_written_in_the_learners_folder(tmp_path):
     buggy_verdicts_hold(report)
 
 
+def test_files_past_the_copy_limits_are_named_not_silently_dropped(tmp_path, monkeypatch):
+    from micrograd.check import source
+
+    monkeypatch.setattr(source, "MAX_COPIED_FILES", 2)
+    for name in ("a_helper.py", "b_helper.py", "c_helper.py"):
+        (tmp_path / name).write_text("X = 1\n")
+    engine = tmp_path / "z_engine.py"
+    engine.write_text((CORPUS / "correct.py").read_text())
+    report = check_engine(engine)
+    note = report.by_id("scratch-copy")
+    assert (note.status, note.diagnosis) == ("warn", "files-not-copied")
+    assert note.detail.endswith("not copied: c_helper.py")
+    assert report.ok
+
+
 # --- inputs as Python reads them (13.5) ----------------------------------------------------
 
 @pytest.mark.parametrize("name", ["bom", "latin1_coding"])

@@ -344,6 +344,12 @@ _add("annotation-name-error", "an annotation names the class before it exists",
      "class Value:\n    def __add__(self, other: Value): ...  ->  NameError: name 'Value' is not defined",
      "from __future__ import annotations      # first line of the file; or write 'Value' in quotes",
      "advisory")
+_add("files-not-copied", "some files next to yours were not copied",
+     """The checker copies your file and the .py/.ipynb files next to it into a scratch
+     folder and runs it there. There were more of them than it copies (400 files, 32 MB), so
+     the files named were left out: if your file imports one of them, that import fails.""",
+     "a folder with thousands of .py files", "check a folder that holds only your engine "
+     "and what it imports", "advisory")
 _add("untrusted-report", "the run could not be trusted",
      """The checker's child process reports what your class did, one report per probe, on a
      private channel. For this probe it got something else: a line that is not a report, a

@@ -96,9 +96,15 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     source_probes = _scan(scan_text, tree, learner, started + SCAN_SHARE * timeout)
 
     with Sandbox(Limits(memory_mb=memory_mb, cpu_seconds=timeout)) as box:
-        target = copy_into(learner, box.work, tree if learner.cells is None else None)
+        skipped: list[str] = []
+        target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped)
         session = Session(box, learner, deadline, probe_timeout)
         probes = session.run(target, class_name)
+        if skipped:
+            probes.insert(0, ProbeResult(
+                "scratch-copy", "load", "warn", "copy the files next to it", "files-not-copied",
+                detail=f"{len(skipped)} file(s) over the copy limits were not copied: "
+                       + ", ".join(skipped[:10]) + (" ..." if len(skipped) > 10 else "")))
         stdout = box.learner_output()
         if box.ignored_forks:
             stdout += f"\n[{box.ignored_forks} report(s) from a forked copy were ignored]"

@@ -172,8 +172,10 @@ def package_module(path: Path) -> tuple[Path | None, str | None]:
     return folder, ".".join(parts)
 
 
-def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None) -> Path:
-    """Copy what the child needs into `work`; return the path the child loads.
+def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None,
+              skipped: list[str] | None = None) -> Path:
+    """Copy what the child needs into `work`; return the path the child loads. Files left out
+    (past MAX_COPIED_FILES / MAX_COPIED_BYTES) are named in `skipped`.
 
     A loose file: it and the .py/.ipynb files next to it (and the packages next to it that it
     imports). A file inside a package: that package's .py files. A notebook: its joined
@@ -184,6 +186,8 @@ def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None) -> P
     def copy(source: Path, target: Path) -> None:
         size = source.stat().st_size
         if budget[0] <= 0 or size > budget[1]:
+            if skipped is not None:
+                skipped.append(source.name)
             return
         budget[0] -= 1
         budget[1] -= size
