@@ -273,12 +273,10 @@ class Child:
             limit = min(per_unit, remaining)
             _signal(signal.SIGALRM, _on_alarm)  # a statement before may have replaced it
             try:
-                if isinstance(code_or_tree, ast.Module):
-                    flags |= future_flags(code_or_tree)
-                    code = compile(code_or_tree, request["path"], "exec", flags=flags,
-                                   dont_inherit=True)
-                else:
-                    code = compile(code_or_tree, request["path"], "exec", dont_inherit=True)
+                tree = code_or_tree if isinstance(code_or_tree, ast.Module) \
+                    else ast.parse(code_or_tree, request["path"])  # a cell: may not parse
+                flags |= future_flags(tree)  # `from __future__` carries on, as in IPython
+                code = compile(tree, request["path"], "exec", flags=flags, dont_inherit=True)
                 self.limited(limit, functools.partial(exec, code, module.__dict__))
             except ProbeTimeout as error:
                 info = self.describe(error, outermost=True)

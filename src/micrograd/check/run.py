@@ -84,6 +84,8 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     timeout = checked_seconds("timeout", timeout)
     probe_timeout = checked_seconds("probe timeout", probe_timeout)
     deadline = started + timeout
+    if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or memory_mb < 64:
+        raise ValueError(f"memory_mb must be a whole number of MiB, at least 64, got {memory_mb!r}")
     required = parse_required_ops(require)
     text_path = str(path)
     if class_name is None and not Path(text_path).exists():
