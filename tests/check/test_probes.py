@@ -199,3 +199,18 @@ def test_a_report_line_too_long_is_untrusted(fake):
     writer.start()
     thread.join(timeout=30)
     assert len(errors) == 1 and "too long" in str(errors[0])
+
+
+def test_the_child_program_imports_only_the_standard_library():
+    """It runs beside the learner's code, which may define its own `micrograd`."""
+    import ast
+    from pathlib import Path
+
+    import micrograd.check.child as child
+
+    tree = ast.parse(Path(child.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)

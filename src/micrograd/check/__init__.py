@@ -18,33 +18,9 @@ from __future__ import annotations
 
 from micrograd.check.diagnoses import CATALOG, Diagnosis, explain
 from micrograd.check.probes import OPS, Probe
-from micrograd.check.report import (
-           SCHEMA,
-           ProbeResult,
-           Report,
-           render_junit,
-           render_text,
-)
-from micrograd.check.run import (
-           check_engine,
-           parse_required_ops,
-           run_check,
-           split_target,
-)
+from micrograd.check.report import SCHEMA, ProbeResult, Report, render_junit, render_text
+from micrograd.check.run import check_engine, parse_required_ops, run_check, split_target
 
-__all__ = [
-           "CATALOG",
-           "OPS",
-           "SCHEMA",
-           "Diagnosis",
-           "Probe",
-           "ProbeResult",
-           "Report",
-           "check_engine",
-           "explain",
-           "parse_required_ops",
-           "render_junit",
-           "render_text",
-           "run_check",
-           "split_target",
-]
+__all__ = ["CATALOG", "OPS", "SCHEMA", "Diagnosis", "Probe", "ProbeResult", "Report",
+           "check_engine", "explain", "parse_required_ops", "render_junit", "render_text",
+           "run_check", "split_target"]
