@@ -2,6 +2,19 @@
 import os
 import time
 
+
+def _wait_for_records(count, seconds=20.0):
+    """Until every process has written its pid (the test counts them), at most `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            with open(r"{record}") as _f:
+                if len(_f.read().split()) >= count:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+
 for _ in range(5):
     if os.fork() == 0:
         for _ in range(5):
@@ -14,4 +27,4 @@ for _ in range(5):
             _f.write(f"{os.getpid()}\n")
         time.sleep(300)
         os._exit(0)
-time.sleep(0.3)
+_wait_for_records(30)

@@ -3,6 +3,19 @@ import os
 import subprocess
 import time
 
+
+def _wait_for_records(count, seconds=20.0):
+    """Until every process has written its pid (the test counts them), at most `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            with open(r"{record}") as _f:
+                if len(_f.read().split()) >= count:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+
 _daemon = subprocess.Popen(["setsid", "sleep", "318"], start_new_session=True)
 with open(r"{record}", "a") as _f:
     _f.write(f"{_daemon.pid}\n")
@@ -13,4 +26,4 @@ if os.fork() == 0:
             _f.write(f"{os.getpid()}\n")
         time.sleep(300)
     os._exit(0)
-time.sleep(0.2)
+_wait_for_records(2)
