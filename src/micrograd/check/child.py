@@ -425,7 +425,7 @@ class Child:
             if callable(getattr(mlp, "zero_grad", None)):
                 report["stage"] = "zero-grad"
                 mlp.zero_grad()
-                report["nonzero_after_zero_grad"] = sum(1 for p in params if p.grad != 0)
+                report["grads_after_zero_grad"] = [number(p.grad) for p in params]
                 report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
             report["stage"] = "done"
         except BaseException as error:

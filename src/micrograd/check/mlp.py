@@ -151,9 +151,9 @@ def judge_nn(report: Observation, engine: Engine) -> list[ProbeResult]:
     results.append(record)
     if failed and stage == "zero-grad":
         return raised("nn-zero-grad")
-    if "nonzero_after_zero_grad" in report:
+    if "grads_after_zero_grad" in report:
         record = _probe("nn-zero-grad")
-        left = int(report["nonzero_after_zero_grad"])
+        left = sum(1 for g in report["grads_after_zero_grad"] if g != 0.0)  # a non-number too
         record.got = {"nonzero_grads_after_zero_grad": left}
         record.expected = {"nonzero_grads_after_zero_grad": 0}
         if left:
