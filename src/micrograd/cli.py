@@ -172,15 +172,19 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                "  1  at least one probe FAILED (a bug; also a missing op named in --require)\n"
                "     or hit an ERROR (the file could not be loaded, or a probe hung)\n"
                "  2  bad path or option\n"
-               "WARN is a note about the file, not the engine: a notebook cell that raised\n"
-               "or ran too long, an MLP the checker cannot compare. Everything the engine\n"
+               "  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): nothing is left running\n"
+               "WARN is a note about the file, not the engine: a top-level statement or a\n"
+               "notebook cell that raised or ran too long (the rest of the file still runs,\n"
+               "as in a notebook), an MLP the checker cannot compare. Everything the engine\n"
                "gets wrong is a FAIL, including what the lecture's engine and micrograd 0.1.0\n"
                "get wrong too (a recursive sort too deep for a 2,000-op chain, stale\n"
                "gradients on a second backward()).")
     check.add_argument("path", help="your engine: file.py or file.py:ClassName")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
-    check.add_argument("--timeout", type=float, default=20.0, help="seconds for the whole check")
+    check.add_argument("--timeout", type=float, default=20.0, metavar="S",
+                       help="seconds for the whole check, reading and scanning the file "
+                            "included (a finite number above 0; default: 20)")
     check.add_argument("--require", metavar="OPS", default=None,
                        help="ops that must exist, e.g. exp,tanh,relu (missing ones then fail)")
     return parser

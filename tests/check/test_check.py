@@ -40,6 +40,7 @@ ONE_BUG = {
     "bfs_topo": ("wrong-topo-order", "fail"),                         # 3  BFS order
     "forward_order": ("wrong-topo-order", "fail"),                    # 3  order not reversed
     "no_visited_set": ("node-visited-twice", "fail"),                 # 3  no visited set
+    "set_order_topo": ("node-visited-twice", "fail"),                 # 3  only in some set orders
     "missing_radd": ("missing-radd", "fail"),                         # 4
     "missing_rmul": ("missing-rmul", "fail"),                         # 4
     "exponent_as_value": ("exponent-as-value", "fail"),               # 5
@@ -62,13 +63,15 @@ ONE_BUG = {
     "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
     "shared_neuron": ("shared-parameters", "fail"),                   # [Neuron(nin)] * nout
     "eq_without_hash": ("eq-without-hash", "fail"),
-    # files that cannot even be loaded
+    # a file that cannot even be parsed
     "syntax_error": ("syntax-error", "error"),
-    "import_error": ("import-error", "error"),
-    "load_recursion": ("load-recursion", "error"),
-    "huge_allocation": ("load-memory", "error"),
+    # top-level statements that fail: a WARN each, and the rest of the file runs (issue 12.3)
+    "import_error": ("import-error", "warn"),
+    "load_recursion": ("load-recursion", "warn"),
+    "huge_allocation": ("load-memory", "warn"),
 }
-SLOW_FILES = {"toplevel_loop": ("load-timeout", "error"), "endless_loop": ("probe-timeout", "error")}
+SLOW_FILES = {"toplevel_loop": ("statement-slow", "warn"),
+              "endless_loop": ("probe-timeout", "error")}
 # the line each finding must point at: (file, regex of that line in the file)
 LINES = {
     "syntax_error": r"def __add__\(self, other\)$",
@@ -117,8 +120,8 @@ def test_each_one_bug_engine_gets_exactly_its_diagnosis(reports, name):
 def test_endless_loops_are_reported_not_hung(reports, name):
     diagnosis, status = SLOW_FILES[name]
     report = reports[name]
-    assert diagnosis in report.diagnoses and not report.ok
-    assert report.seconds < 4.0 + 3.0  # the total limit held (plus process start-up)
+    assert diagnosis in report.diagnoses and report.ok is (status == "warn")
+    assert any(p.status == status and p.diagnosis == diagnosis for p in report.probes)
 
 
 def test_endless_loop_in_backward_stops_after_two_timeouts_and_keeps_results(reports):
@@ -138,7 +141,10 @@ def test_findings_point_at_the_learners_line(reports, name):
 
 
 def test_toplevel_endless_loop_points_into_the_loop(reports):
-    line = reports["toplevel_loop"].by_id("load").line
+    # the loop is stopped as a statement (a WARN) and the class after it is checked (12.3)
+    loop = _line_of("toplevel_loop", r"while loss > 0")
+    assert reports["toplevel_loop"].by_id(f"line-{loop}").status == "warn"
+    line = reports["toplevel_loop"].by_id(f"line-{loop}").line
     assert line in (_line_of("toplevel_loop", r"while loss > 0"), _line_of("toplevel_loop", r"step \+= 1"))
 
 
@@ -194,9 +200,17 @@ def test_required_ops_that_are_missing_fail():
         check_engine(path, require=["expo"])
 
 
-def test_missing_optional_modules_are_stubbed_and_missing_ops_do_not_fail(reports):
+def test_a_missing_module_is_a_warning_with_pythons_own_error_and_the_rest_runs(reports):
+    # issue 12.3: no stub modules; a missing module is reported as missing, as Python says it
     report = reports["optional_imports"]
-    assert set(report.stubbed_modules) == {"seaborn", "IPython"}
+    line = _line_of("optional_imports", r"^import seaborn as sns")
+    missing = report.by_id(f"line-{line}")
+    assert (missing.status, missing.diagnosis, missing.line) == ("warn", "import-error", line)
+    assert missing.detail == "ModuleNotFoundError: No module named 'seaborn'"
+    # the next statement that uses it fails as plain Python would make it fail
+    use = report.by_id(f"line-{_line_of('optional_imports', r'^sns.set_theme')}")
+    assert use.detail == "NameError: name 'sns' is not defined"
+    assert report.stubbed_modules == []
     assert report.by_id("exp").status == "missing" and report.by_id("sub").status == "missing"
     assert report.ok  # only warnings and missing ops
     assert "building the engine" in report.stdout  # the learner's prints are captured
@@ -248,7 +262,10 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
 
 def test_warnings_are_only_the_advisory_diagnoses_and_failures_never_are(reports):
     """The exit code ignores WARN, so a WARN must never hide a bug (README: exit code)."""
-    advisory = {"nn-not-probed", "notebook-cell-raised", "notebook-cell-slow"}
+    # a failing top-level statement is a note too, since issue 12.3 (load like a notebook)
+    advisory = {"nn-not-probed", "notebook-cell-raised", "notebook-cell-slow",
+                "statement-raised", "statement-slow", "import-error", "load-recursion",
+                "load-memory", "annotation-name-error", "files-not-copied"}
     assert {d for d, e in CATALOG.items() if "advisory" in e.pitfall} == advisory
     for report in reports.values():  # the one-bug engines: every finding about them FAILs
         for probe in report.probes:
@@ -535,8 +552,9 @@ def test_micrograd_010_fails_only_where_issue_2_says_it_breaks(mg010):
 
 
 @pytest.mark.parametrize("prelude, diagnosis, line", [
-    ("import sys\nsys.exit(3)\n", "load-exception", 2),
-    ("name = input('your name? ')\n", "load-exception", 1),
+    # a statement that raises is a WARN and the rest runs, as in a notebook (issue 12.3)
+    ("import sys\nsys.exit(3)\n", "statement-raised", 2),
+    ("name = input('your name? ')\n", "statement-raised", 1),
     ("import os\nos._exit(0)\n", "child-crashed", None),
     ("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n", None, None),
     ("import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n", None, None),
@@ -547,7 +565,40 @@ def test_hostile_top_level_code_is_contained(tmp_path, prelude, diagnosis, line)
     report = check_engine(engine, timeout=20.0)
     if diagnosis is None:
         assert report.ok, render_text(report)
+    elif diagnosis == "statement-raised":
+        statement = report.by_id(f"line-{line}")
+        assert (statement.status, statement.diagnosis) == ("warn", diagnosis)
+        assert report.ok, render_text(report)
     else:
         load = report.by_id("load")
         assert (load.status, load.diagnosis, load.line) == ("error", diagnosis, line)
-    assert report.seconds < 20.0  # a thread the file started does not keep the sandbox alive
+
+
+def test_a_set_order_bug_gets_the_same_report_in_20_runs():
+    """Issue 12.4: the sort expands a node twice only when the _prev set happens to be
+    iterated in one of its two orders; graph probes run on many fresh graphs, so every run
+    names it (before, 13 of 20 runs said nothing)."""
+    reports = [check_engine(CORPUS / "set_order_topo.py") for _ in range(20)]
+    verdicts = {tuple((p.id, p.status, p.diagnosis, p.consequence_of) for p in r.probes)
+                for r in reports}
+    assert len(verdicts) == 1
+    assert reports[0].diagnoses == ["node-visited-twice"]
+    assert reports[0].by_id("diamond").status == "fail"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="from 3.14 annotations are read lazily")
+def test_an_annotation_naming_the_class_inside_it_gets_the_future_import_advice(tmp_path):
+    text = (CORPUS / "correct.py").read_text().replace(
+        "    def __add__(self, other):", "    def __add__(self, other: Value) -> Value:")
+    engine = tmp_path / "annotated.py"
+    engine.write_text(text)
+    report = check_engine(engine)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "other: Value" in t)
+    warning = next(p for p in report.probes if p.diagnosis == "annotation-name-error")
+    assert warning.status == "warn" and warning.line == line
+    assert warning.detail == "NameError: name 'Value' is not defined"
+    assert "from __future__ import annotations" in explain("annotation-name-error").fix
+    # with the advice taken, the class loads and every engine probe passes
+    engine.write_text("from __future__ import annotations\n" + text)
+    fixed = check_engine(engine)
+    assert fixed.ok and fixed.by_id("add").status == "pass", render_text(fixed)

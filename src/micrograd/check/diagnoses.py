@@ -7,6 +7,7 @@ An id is a short name (`grad-overwritten`) or a name with an op (`wrong-local-de
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Diagnosis:
     fix: str
     pitfall: str = ""  # where the textbook / lecture talks about it
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -310,13 +311,53 @@ _add("syntax-error", "the file has a syntax error",
      """Python could not parse the file, so nothing in it could run.""", "see the line shown",
      "fix the line shown")
 _add("import-error", "an import in the file failed",
-     """A module imported by your file is not installed or not found. Install it, or remove the
-     import if the engine does not need it (drawing with graphviz, plotting).""",
-     "see the line shown", "pip install <module>, or delete the import")
+     """A module imported by your file is not installed or not found, so that statement
+     raised ImportError (shown as Python gives it). The checker ran the rest of the file, as
+     a notebook runs the next cell: if the engine does not need the module (drawing with
+     graphviz, plotting, a torch cross-check) nothing is lost.""",
+     "import seaborn  ->  ModuleNotFoundError: No module named 'seaborn'",
+     "pip install <module>, or delete the import if the engine does not need it", "advisory")
 _add("load-exception", "running the file raised an exception",
      """Importing your file runs its top-level code, and that code raised an error before the
      checker could look at the class.""", "see the line shown",
      "move demo code under  if __name__ == '__main__':")
+_add("statement-raised", "a top-level statement raised an exception",
+     """The checker runs a .py file's top-level statements one at a time, as a notebook runs
+     its cells: this one raised (the error is Python's own) and the rest of the file ran. Often
+     demo code (a plot, a cross-check); if the statement defines something the engine needs,
+     later probes fail too.""",
+     "plt.plot(losses)  ->  NameError: name 'plt' is not defined",
+     "fix the line shown, or move demo code under  if __name__ == '__main__':", "advisory")
+_add("statement-slow", "a top-level statement ran too long and was stopped",
+     """A top-level statement ran longer than its share of the load time (usually a training
+     loop), so the checker stopped it and went on with the next statement. The checks need
+     only your class, so nothing is lost unless a later statement needs what this one would
+     have made.""",
+     "for k in range(100000): ...train...  ->  stopped after 3 s",
+     "move training code under  if __name__ == '__main__':  or give a longer --timeout",
+     "advisory")
+_add("annotation-name-error", "an annotation names the class before it exists",
+     """Inside `class Value:` the name Value is not defined yet, and before Python 3.14 an
+     annotation such as `def __add__(self, other: Value) -> Value:` is evaluated when the def
+     runs, so it raises NameError and the class is never made. Quote the name, or let Python
+     read annotations lazily.""",
+     "class Value:\n    def __add__(self, other: Value): ...  ->  NameError: name 'Value' is not defined",
+     "from __future__ import annotations      # first line of the file; or write 'Value' in quotes",
+     "advisory")
+_add("files-not-copied", "some files next to yours were not copied",
+     """The checker copies your file and the .py/.ipynb files next to it into a scratch
+     folder and runs it there. There were more of them than it copies (400 files, 32 MB), so
+     the files named were left out: if your file imports one of them, that import fails.""",
+     "a folder with thousands of .py files", "check a folder that holds only your engine "
+     "and what it imports", "advisory")
+_add("untrusted-report", "the run could not be trusted",
+     """The checker's child process reports what your class did, one report per probe, on a
+     private channel. For this probe it got something else: a line that is not a report, a
+     second report, or one that does not answer the question asked. Code in the checked file
+     that writes to the checker's channel, forks the process or tampers with it causes this.
+     The probe counts as an error, never as a pass.""",
+     "os.write(<channel>, b'{...}')  ->  ERROR untrusted-report",
+     "don't write to file descriptors you didn't open, and don't fork at top level")
 _add("notebook-cell-raised", "a notebook cell raised an exception",
      """Jupyter shows a cell's error and lets you run the next cells, so the checker does the
      same: it reports the cell and goes on with the next one, then checks the class as the
@@ -338,11 +379,13 @@ _add("load-timeout", "running the file did not finish in time",
      "move demo/training code under  if __name__ == '__main__':  (in a notebook: shorten "
      "the cell that loops)")
 _add("load-recursion", "infinite recursion while running the file",
-     """Importing your file ran into infinite recursion (a function or property that calls
-     itself without a base case).""", "see the line shown", "give the recursion a base case")
+     """A top-level statement of your file ran into infinite recursion (a function or
+     property that calls itself without a base case). The checker ran the rest of the file
+     anyway.""", "see the line shown", "give the recursion a base case", "advisory")
 _add("load-memory", "running the file ran out of memory",
-     """Importing your file tried to allocate more memory than the checker allows.""",
-     "see the line shown", "allocate less at top level")
+     """A top-level statement of your file tried to allocate more memory than the checker
+     allows (its address-space limit). The checker ran the rest of the file anyway.""",
+     "see the line shown", "allocate less at top level", "advisory")
 _add("class-not-found", "no Value class found",
      """The checker looks for a class named Value, or one with .data, .grad and backward().
      Name it with PATH:ClassName if it is called something else.""",

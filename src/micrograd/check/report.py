@@ -31,8 +31,9 @@ class ProbeResult:
     line: int | str | None = None  # a line number, or "cell 3, line 5" for notebooks
     where: list[str] = field(default_factory=list)
     consequence_of: str | None = None
+    own_diagnosis: str | None = None  # before `consequence_of` renamed it (not in the JSON)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         entry = explain(self.diagnosis) if self.diagnosis else None
         return {
             "id": self.id, "group": self.group, "status": self.status,
@@ -79,7 +80,7 @@ class Report:
                 return p
         raise KeyError(probe_id)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "path": self.path,
@@ -94,9 +95,48 @@ class Report:
             "seconds": round(self.seconds, 3),
         }
 
+    def make_printable(self) -> None:
+        """Escape control characters in everything that came from the learner's file or code
+        (a NUL or ESC in an exception must reach neither the terminal nor the XML raw)."""
+        self.path = printable(self.path)
+        self.class_found_how = printable(self.class_found_how)
+        self.stdout = printable(self.stdout, keep="\n\t")
+        for p in self.probes:
+            p.expression, p.detail = printable(p.expression), printable(p.detail)
+            p.where = [printable(w) for w in p.where]
+            p.got, p.expected = _printable_value(p.got), _printable_value(p.expected)
+            if isinstance(p.line, str):
+                p.line = printable(p.line)
+
     def to_json(self) -> str:
         """Strict JSON: inf and nan (not valid JSON numbers) become the strings 'inf', 'nan'."""
         return json.dumps(_finite(self.to_dict()), indent=2, default=str, allow_nan=False)
+
+
+def printable(text: str, keep: str = "") -> str:
+    """Control characters (C0, C1, DEL), lone surrogates and U+FFFE/U+FFFF as \\xNN escapes."""
+    return "".join(ch if ch in keep or not _unprintable(ch) else _escape(ch) for ch in str(text))
+
+
+def _unprintable(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF \
+        or code in (0xFFFE, 0xFFFF)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _printable_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(k)): _printable_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_value(v) for v in value]
+    return value
 
 
 def _finite(value: Any) -> Any:
@@ -208,17 +248,20 @@ def render_junit(report: Report) -> str:
     """One <testcase> per probe; failures carry the diagnosis; missing ops are <skipped>."""
     c = report.counts
     suites = ET.Element("testsuites", name="micrograd check")
-    suite = ET.SubElement(suites, "testsuite", name=f"micrograd check {report.path}",
+    suite = ET.SubElement(suites, "testsuite", name=printable(f"micrograd check {report.path}"),
                           tests=str(len(report.probes)), failures=str(c["fail"]),
                           errors=str(c["error"]), skipped=str(c["missing"] + c["skipped"]),
                           time=f"{report.seconds:.3f}")
     for p in report.probes:
-        case = ET.SubElement(suite, "testcase", classname=f"micrograd.check.{p.group}", name=p.id)
-        text = _probe_text(p)
+        case = ET.SubElement(suite, "testcase", classname=printable(f"micrograd.check.{p.group}"),
+                             name=printable(p.id))
+        text = printable(_probe_text(p), keep="\n")
         if p.status == "fail":
-            ET.SubElement(case, "failure", message=_message(p), type=p.diagnosis or "fail").text = text
+            ET.SubElement(case, "failure", message=_message(p),
+                          type=printable(p.diagnosis or "fail")).text = text
         elif p.status == "error":
-            ET.SubElement(case, "error", message=_message(p), type=p.diagnosis or "error").text = text
+            ET.SubElement(case, "error", message=_message(p),
+                          type=printable(p.diagnosis or "error")).text = text
         elif p.status in ("missing", "skipped"):
             ET.SubElement(case, "skipped", message=_message(p))
         elif p.status == "warn":
@@ -228,9 +271,11 @@ def render_junit(report: Report) -> str:
 
 
 def _message(p: ProbeResult) -> str:
+    """A failure's one-line message; printable, so the XML stays well-formed (XML 1.0 has no
+    way to write most control characters at all)."""
     if p.diagnosis:
-        return f"{p.diagnosis}: {explain(p.diagnosis).title}"
-    return p.detail or p.status
+        return printable(f"{p.diagnosis}: {explain(p.diagnosis).title}")
+    return printable(p.detail or p.status)
 
 
 def _probe_text(p: ProbeResult) -> str:

@@ -7,7 +7,27 @@ notebook, a numerical-gradient helper, the training labels. Reading the syntax t
 from __future__ import annotations
 
 import ast
+import contextvars
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+# when the scan must stop (--timeout covers the parent's own work); per thread of checking
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+class ScanTimeout(Exception):
+    """The source scan ran past its deadline."""
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """ast.walk that gives up (ScanTimeout) once the scan's deadline has passed."""
+    deadline = _DEADLINE.get()
+    for count, sub in enumerate(ast.walk(node)):
+        if deadline is not None and count % 2048 == 0 and time.monotonic() > deadline:
+            raise ScanTimeout("the source scan ran out of time")
+        yield sub
+
 
 STEP_NAMES = {"h", "eps", "epsilon", "delta", "dx", "step"}
 LABEL_NAMES = {"ys", "y", "Y", "labels", "targets", "y_true", "ygt", "y_train", "Y_train"}
@@ -31,10 +51,10 @@ def _assigns_grad(node: ast.AST) -> bool:
     return False
 
 
-def _is_backward_driver(fn: ast.AST) -> bool:
+def _is_backward_driver(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """backward() itself resets inner nodes; calling it is not zeroing the parameters."""
     return fn.name in ("backward", "_backward") or any(
-        _calls(sub, "_backward") for sub in ast.walk(fn))
+        _calls(sub, "_backward") for sub in _walk(fn))
 
 
 def _calls(node: ast.AST, attr: str) -> bool:
@@ -45,7 +65,7 @@ def _calls(node: ast.AST, attr: str) -> bool:
 
 def _called_names(node: ast.AST) -> set[str]:
     names = set()
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, ast.Call):
             if isinstance(sub.func, ast.Name):
                 names.add(sub.func.id)
@@ -55,7 +75,7 @@ def _called_names(node: ast.AST) -> set[str]:
 
 
 def _updates_data(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, (ast.AugAssign, ast.Assign)):
             targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
             if any(isinstance(t, ast.Attribute) and t.attr == "data" for t in targets):
@@ -68,26 +88,26 @@ def _updates_data(node: ast.AST) -> bool:
 def training_loops_without_zeroing(tree: ast.Module) -> list[Finding]:
     """Loops that call .backward() and update .data but never reset .grad inside the loop."""
     zeroing_functions = {
-        fn.name for fn in ast.walk(tree)
+        fn.name for fn in _walk(tree)
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and not _is_backward_driver(fn) and any(_assigns_grad(sub) for sub in ast.walk(fn))
+        and not _is_backward_driver(fn) and any(_assigns_grad(sub) for sub in _walk(fn))
     } | {"zero_grad"}
     findings: list[Finding] = []
-    flagged: list[ast.AST] = []
-    for loop in ast.walk(tree):
+    inside_flagged: set[int] = set()  # nodes of loops already reported (one finding per nest)
+    for loop in _walk(tree):
         if not isinstance(loop, (ast.For, ast.While)):
             continue
-        if any(loop in set(ast.walk(outer)) for outer in flagged):
+        if id(loop) in inside_flagged:
             continue
         body = ast.Module(body=loop.body, type_ignores=[])
-        if not any(_calls(sub, "backward") for sub in ast.walk(body)):
+        if not any(_calls(sub, "backward") for sub in _walk(body)):
             continue
         if not _updates_data(body):
             continue
-        zeroes = any(_assigns_grad(sub) for sub in ast.walk(body)) or (
+        zeroes = any(_assigns_grad(sub) for sub in _walk(body)) or (
             _called_names(body) & zeroing_functions)
         if not zeroes:
-            flagged.append(loop)
+            inside_flagged |= {id(sub) for sub in _walk(loop)}
             findings.append(Finding(
                 "no-zero-grad", loop.lineno,
                 f"the loop at line {loop.lineno} calls backward() and updates p.data, "
@@ -122,7 +142,7 @@ def difference_quotient_steps(tree: ast.Module) -> set[str]:
     An `eps = 1e-12` added inside a log, or Adam's `/ (sqrt(v) + eps)`, is not a step.
     """
     steps = set()
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) \
                 and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Sub):
             name = _scaled_name(node.right)
@@ -135,7 +155,7 @@ def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
     """h = 1e-10 (or a parameter h=1e-10) as the step of a difference quotient: rounding wins."""
     findings = []
     steps = difference_quotient_steps(tree) & STEP_NAMES
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         pairs: list[tuple[str, ast.AST, int]] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args.args + node.args.kwonlyargs
@@ -165,10 +185,10 @@ def tanh_used_by_the_model(tree: ast.Module) -> bool:
     Every lecture engine has a tanh method; only a model that calls it has a tanh output.
     """
     inside_engine: set[int] = set()
-    for cls in ast.walk(tree):
+    for cls in _walk(tree):
         if isinstance(cls, ast.ClassDef) and _defines(cls, "tanh"):
-            inside_engine |= {id(sub) for sub in ast.walk(cls)}
-    for node in ast.walk(tree):
+            inside_engine |= {id(sub) for sub in _walk(cls)}
+    for node in _walk(tree):
         if isinstance(node, ast.Call) and id(node) not in inside_engine and (
                 (isinstance(node.func, ast.Attribute) and node.func.attr == "tanh")
                 or (isinstance(node.func, ast.Name) and node.func.id == "tanh")):
@@ -181,21 +201,31 @@ def zero_one_labels_with_tanh(tree: ast.Module, source: str) -> list[Finding]:
     if "tanh" not in source or not tanh_used_by_the_model(tree):
         return []
     findings = []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple)):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             values = [_number(e) for e in node.value.elts]
             if names and names[0] in LABEL_NAMES and len(values) >= 2 \
                     and all(v in (0.0, 1.0) for v in values) and set(values) == {0.0, 1.0}:
                 findings.append(Finding("labels-outside-tanh-range", node.lineno,
-                                        f"{names[0]} = {[int(v) for v in values]} at line "
+                                        f"{names[0]} = {[int(v or 0) for v in values]} at line "
                                         f"{node.lineno}, and the model calls tanh", "fail"))
     return findings
 
 
-def static_findings(source: str) -> list[Finding]:
-    """All source-level findings; raises SyntaxError if the source does not parse."""
-    tree = ast.parse(source)
+def static_findings(source: str, deadline: float | None = None,
+                    tree: ast.Module | None = None) -> list[Finding]:
+    """All source-level findings; raises SyntaxError if the source does not parse, and
+    ScanTimeout once time.monotonic() passes `deadline`. `tree`: the source already parsed."""
+    tree = tree if tree is not None else ast.parse(source)
+    token = _DEADLINE.set(deadline)
+    try:
+        return _findings(tree, source)
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _findings(tree: ast.Module, source: str) -> list[Finding]:
     findings = (training_loops_without_zeroing(tree) + tiny_finite_difference_step(tree)
                 + zero_one_labels_with_tanh(tree, source))
     lines = source.splitlines()

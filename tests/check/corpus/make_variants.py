@@ -137,6 +137,14 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "tiny_h": ("a numerical-gradient helper with h = 1e-10", [
         ("\n\nclass Module:\n", NUMERICAL + "\n\nclass Module:\n"),
     ]),
+    "set_order_topo": ("the sort skips a visited node only when pushing it, so one pushed by two "
+                       "parents is expanded twice (found in some orders of the _prev set)", [
+        ("""            if node in visited:
+                continue
+            visited.add(node)
+""", """            visited.add(node)  # no check when popped: pushed twice means listed twice
+"""),
+    ]),
     "no_visited_set": ("the topological sort has no visited set", [
         (DFS, """        topo = []
         stack = [(self, False)]

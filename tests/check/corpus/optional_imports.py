@@ -1,7 +1,7 @@
 """Corpus file: a correct tiny engine whose notebook also imports plotting/notebook modules.
 
-seaborn and IPython are not installed in the test environment: the checker stubs them
-(and reports that it did) instead of failing on a drawing helper the engine doesn't need.
+seaborn is not installed in the test environment: `import seaborn` is a WARN with
+Python's own ModuleNotFoundError, and the rest of the file runs (the engine does not need it).
 """
 import math
 

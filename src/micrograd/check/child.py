@@ -1,0 +1,642 @@
+"""The program the checker's child process runs: load the learner's file, answer requests.
+
+    python -I -B child.py REQUEST_FD REPORT_FD
+
+Standard library only, and no `micrograd` import: it runs beside the learner's code, which
+may define its own `micrograd`. It decides nothing. For each request the parent sends (one
+JSON line on REQUEST_FD) it writes exactly one report (one JSON line on REPORT_FD, an
+inherited pipe, not stdout): what the learner's class did -- values, gradients, the
+exception and its learner line, the order of `_backward` calls. Expected values and every
+comparison live in the parent, which also validates each report (schema, request id, nonce,
+this process's pid), so neither builtins tampering nor hand-written lines can turn into a
+pass.
+
+The probe expressions are small programs in a Python subset (`run_program`); the parent
+imports this module to run the same programs on plain floats for its reference.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import json
+import numbers
+import operator
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+import types
+from collections.abc import Callable
+from typing import Any
+
+# Bind the builtins this file uses as module globals now, before any learner code runs:
+# a global is found before a builtin, so `builtins.abs = ...` in the learner's file can't
+# reach this code. (Not a security boundary; it keeps an accident or a prank out.)
+globals().update({name: value for name, value in vars(builtins).items()
+                  if not name.startswith("_")})
+
+# --------------------------------------------------------------------------------------
+# Probe programs: the Python subset both the child (on the learner's class) and the parent
+# (on floats) evaluate. Statements: NAME = EXPR, EXPR, `for _ in range(N): ...`.
+# Expressions: numbers, names, + - * / **, unary -, and method calls without arguments.
+# --------------------------------------------------------------------------------------
+
+BINARY: dict[type[ast.AST], Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+          ast.Div: operator.truediv, ast.Pow: operator.pow}
+UNARY: dict[type[ast.AST], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+METHODS = ("exp", "log", "tanh", "relu", "sigmoid", "backward")
+MAX_LOOP = 10_000
+
+
+def parse_program(text: str) -> list[ast.stmt]:
+    """Parse a probe program, refusing anything outside the subset (a ValueError says what)."""
+    tree = ast.parse(text, mode="exec")
+    placed: set[int] = set()  # the range(N) of a loop, the .method of a call: allowed there only
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and _is_range_loop(node) and isinstance(node.iter, ast.Call):
+            placed |= {id(node.iter), id(node.iter.func)}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            placed.add(id(node.func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) not in placed:
+            raise ValueError("probe program: attributes only as x.method()")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and id(node) not in placed:
+            raise ValueError("probe program: a call of a name is only `range(N)` in a loop")
+        allowed = (ast.Module, ast.Assign, ast.Expr, ast.For, ast.BinOp, ast.UnaryOp,
+                   ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.Attribute,
+                   *BINARY, *UNARY)
+        if not isinstance(node, allowed):
+            raise ValueError(f"probe program: {type(node).__name__} is not allowed")
+        if isinstance(node, ast.Constant) and (
+                isinstance(node.value, bool) or not isinstance(node.value, (int, float))):
+            raise ValueError(f"probe program: only numbers, got {node.value!r}")
+        if isinstance(node, ast.Assign) and (
+                len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name)):
+            raise ValueError("probe program: assign to one name")
+        if isinstance(node, ast.For) and not _is_range_loop(node):
+            raise ValueError("probe program: loops are `for _ in range(N):` only")
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name) and not (
+                isinstance(node.func, ast.Attribute) and node.func.attr in METHODS
+                and not node.args and not node.keywords):
+            raise ValueError("probe program: only x.method() calls of " + ", ".join(METHODS))
+    return tree.body
+
+
+def _is_range_loop(node: ast.For) -> bool:
+    it = node.iter
+    return (isinstance(node.target, ast.Name) and not node.orelse and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1
+            and isinstance(it.args[0], ast.Constant) and isinstance(it.args[0].value, int)
+            and 0 <= it.args[0].value <= MAX_LOOP)
+
+
+def run_program(body: list[ast.stmt], env: dict[str, Any],
+                call_method: Callable[[Any, str], Any]) -> Any:
+    """Run a parsed probe program in `env`; the value of its last statement is the result."""
+    result: Any = None
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            target = stmt.targets[0]
+            assert isinstance(target, ast.Name)  # parse_program allows nothing else
+            result = env[target.id] = _evaluate(stmt.value, env, call_method)
+        elif isinstance(stmt, ast.Expr):
+            result = _evaluate(stmt.value, env, call_method)
+        elif isinstance(stmt, ast.For):
+            count = stmt.iter.args[0] if isinstance(stmt.iter, ast.Call) else None
+            assert isinstance(count, ast.Constant) and isinstance(count.value, int)  # range(N)
+            for _ in range(count.value):
+                result = run_program(stmt.body, env, call_method)
+    return result
+
+
+def _evaluate(node: ast.expr, env: dict[str, Any], call_method: Callable[[Any, str], Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env[node.id]
+    if isinstance(node, ast.BinOp):
+        return BINARY[type(node.op)](_evaluate(node.left, env, call_method),
+                                     _evaluate(node.right, env, call_method))
+    if isinstance(node, ast.UnaryOp):
+        return UNARY[type(node.op)](_evaluate(node.operand, env, call_method))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return call_method(_evaluate(node.func.value, env, call_method), node.func.attr)
+    raise ValueError(f"probe program: cannot evaluate {type(node).__name__}")
+
+
+# --------------------------------------------------------------------------------------
+# Reporting: one JSON line per request on the private pipe, tagged with nonce and pid.
+# --------------------------------------------------------------------------------------
+
+_write, _read, _getpid, _exit = os.write, os.read, os.getpid, os._exit
+_dumps, _loads = json.dumps, json.loads
+_setitimer, _signal = signal.setitimer, signal.signal
+_extract_tb = traceback.extract_tb
+MAX_TEXT = 300
+
+
+class ProbeTimeout(BaseException):
+    """Raised by the alarm; a BaseException so a learner's `except Exception` can't eat it."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise ProbeTimeout()
+
+
+class Child:
+    """The request loop. Holds the learner's file path and module: no mutable globals."""
+
+    def __init__(self, request_fd: int, report_fd: int) -> None:
+        self.request_fd, self.report_fd = request_fd, report_fd
+        self.pid = _getpid()
+        self.buffer = b""
+        self.learner_file = ""
+        self.module: Any = None  # the learner's module and class: anything at all
+        self.cls: Any = None
+
+    # -- channel --------------------------------------------------------------------
+
+    def receive(self) -> dict[str, Any]:
+        while b"\n" not in self.buffer:
+            chunk = _read(self.request_fd, 1 << 16)
+            if not chunk:
+                self.stop()
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        request: dict[str, Any] = _loads(line)
+        return request
+
+    def send(self, request: dict[str, Any], body: dict[str, Any]) -> None:
+        self.stop_if_forked()
+        message = dict(body, id=request["id"], nonce=request["nonce"], pid=self.pid)
+        data = (_dumps(message, default=safe_repr) + "\n").encode("utf-8", "replace")
+        while data:
+            data = data[_write(self.report_fd, data):]
+
+    def stop_if_forked(self) -> None:
+        """A copy made by the learner's os.fork() must not answer: only the original may."""
+        if _getpid() != self.pid:
+            _exit(0)
+
+    def stop(self) -> None:
+        _exit(0)
+
+    # -- learner lines -----------------------------------------------------------------
+
+    def learner_frames(self, tb: Any) -> list[int]:
+        return [f.lineno for f in _extract_tb(tb) if os.path.abspath(f.filename) == self.learner_file
+                and f.lineno is not None]
+
+    def describe(self, error: BaseException, outermost: bool = False) -> dict[str, Any]:
+        """An exception as data: its type (and bases), message, learner line and frames."""
+        lines = self.learner_frames(error.__traceback__)
+        frames: list[str] = []
+        for f in _extract_tb(error.__traceback__):
+            if os.path.abspath(f.filename) == self.learner_file:
+                text = f"line {f.lineno} in {f.name}: {(f.line or '').strip()}"
+                frames = [t for t in frames if t != text] + [text]
+        line = (lines[0] if outermost else lines[-1]) if lines else None
+        if isinstance(error, SyntaxError) and os.path.abspath(error.filename or "") == self.learner_file:
+            line = error.lineno
+            message = f"{type(error).__name__}: {error.msg}"
+        elif isinstance(error, ProbeTimeout):
+            message = "did not finish within the time limit (an endless loop?)"
+        else:
+            message = f"{type(error).__name__}: {safe_str(error)}"
+        return {"type": type(error).__name__,
+                "types": [t.__name__ for t in type(error).__mro__][:8],
+                "message": message[:MAX_TEXT], "line": line, "where": frames[-4:]}
+
+    # -- requests ----------------------------------------------------------------------
+
+    def serve(self) -> None:
+        handlers = {"load": self.load, "probe": self.probe, "construct": self.construct,
+                    "signature": self.signature, "nn": self.nn}
+        while True:
+            request = self.receive()
+            if request.get("do") == "stop":
+                self.stop()
+            handler = handlers[request["do"]]
+            _signal(signal.SIGALRM, _on_alarm)  # in case the learner's code replaced it
+            try:
+                body = handler(request)
+            except BaseException as error:  # anything the learner's code raised escaping
+                _setitimer(signal.ITIMER_REAL, 0)
+                body = {"error": self.describe(error, isinstance(error, ProbeTimeout))}
+            self.send(request, body)
+
+    def limited(self, seconds: float, fn: Callable[[], Any]) -> Any:
+        _setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return fn()
+        finally:
+            _setitimer(signal.ITIMER_REAL, 0)
+
+    # -- load: top-level statements (or notebook cells) one at a time, like cells --------
+
+    def load(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.learner_file = os.path.abspath(request["path"])
+        sys.path.insert(0, request["root"])
+        name = request["module_name"]
+        if "." in name:  # inside a package: Python imports the package first, as here
+            package = name.rpartition(".")[0]
+            try:
+                self.limited(request["load_timeout"], lambda: __import__(package))
+            except BaseException:
+                pass  # the statements below show the error where it happens
+            if isinstance(sys.modules.get(name), types.ModuleType):  # the package imported it
+                self.module = sys.modules[name]
+                self.cls, how = self.find_class(request.get("class_name"))
+                return {"failures": [], "units": 0, "class": self.class_info(how)}
+        module = types.ModuleType(name)
+        module.__file__ = request["path"]
+        module.__package__ = name.rpartition(".")[0]
+        setattr(module, "__builtins__", builtins)  # the real ones, not this file's copies
+        sys.modules[name] = module
+        self.module = module
+        with open(request["path"], "rb") as file:
+            source = file.read()
+        failures: list[dict[str, Any]] = []
+        deadline = time.monotonic() + request["load_timeout"]
+        per_unit = request["load_timeout"] / 4
+        units = self.units(source, request.get("cells"), failures)
+        flags = 0
+        for number, code_or_tree in units:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                failures.append({"unit": number, "timeout": "total", "error": None})
+                break
+            limit = min(per_unit, remaining)
+            _signal(signal.SIGALRM, _on_alarm)  # a statement before may have replaced it
+            try:
+                tree = code_or_tree if isinstance(code_or_tree, ast.Module) \
+                    else ast.parse(code_or_tree, request["path"])  # a cell: may not parse
+                flags |= future_flags(tree)  # `from __future__` carries on, as in IPython
+                code = compile(tree, request["path"], "exec", flags=flags, dont_inherit=True)
+                self.limited(limit, functools.partial(exec, code, module.__dict__))
+            except ProbeTimeout as error:
+                info = self.describe(error, outermost=True)
+                failures.append({"unit": number, "timeout": "total" if limit == remaining
+                                 else "unit", "seconds": limit, "error": info})
+            except BaseException as error:  # SystemExit, KeyboardInterrupt too: a cell's error
+                failures.append({"unit": number, "error": self.describe(error)})
+            self.stop_if_forked()
+        self.cls, how = self.find_class(request.get("class_name"))
+        return {"failures": failures, "units": len(units), "class": self.class_info(how)}
+
+    def units(self, source: bytes, cells: list[Any] | None,
+              failures: list[Any]) -> list[tuple[int, Any]]:
+        """(number, thing to compile): a notebook's cells by line range, else each statement."""
+        if cells:
+            lines = source.decode("utf-8").splitlines(keepends=True)
+            return [(n, "\n" * (first - 1) + "".join(lines[first - 1:last]))
+                    for n, first, last in cells]
+        tree = ast.parse(source, self.learner_file)  # the parent parsed it first: it parses
+        return [(stmt.lineno, ast.Module(body=[stmt], type_ignores=[])) for stmt in tree.body]
+
+    def find_class(self, wanted: str | None) -> tuple[type | None, str]:
+        module = self.module
+        if wanted:
+            cls = getattr(module, wanted, None)
+            if isinstance(cls, type):
+                return cls, f"class {wanted} (as asked)"
+            return None, f"no class named {wanted!r} in the file"
+        cls = getattr(module, "Value", None)
+        if isinstance(cls, type):
+            return cls, "class Value"
+        for name, obj in list(vars(module).items()):
+            if isinstance(obj, type) and callable(getattr(obj, "backward", None)):
+                try:
+                    sample = self.limited(1.0, functools.partial(obj, 2.0))
+                except BaseException:
+                    continue
+                if hasattr(sample, "data") and hasattr(sample, "grad"):
+                    return obj, f"class {name} (it has data, grad and backward)"
+        return None, "no class named Value, and no class with data, grad and backward()"
+
+    def class_info(self, how: str) -> dict[str, Any]:
+        cls = self.cls
+        if cls is None:
+            return {"found": False, "how": how, "name": None, "methods": {}}
+        methods: dict[str, list[int] | None] = {}
+        for attr in CAPABILITY_ATTRS + ("backward", "__init__"):
+            value = getattr(cls, attr, None)
+            if value is None or value is getattr(object, attr, None):
+                continue
+            methods[attr] = source_span(value, self.learner_file)
+        return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
+                "mlp": isinstance(getattr(self.module, "MLP", None), type)}
+
+    # -- probes ------------------------------------------------------------------------
+
+    def probe(self, request: dict[str, Any]) -> dict[str, Any]:
+        body = parse_program(request["program"])
+        runs: list[dict[str, Any]] = []
+
+        def all_runs() -> None:  # one alarm for the whole request; a run reports its timeout
+            for inputs in request["points"]:
+                runs.append(self.one_run(body, inputs, request))
+                if runs[-1].get("error") is not None:
+                    break
+
+        self.limited(request["timeout"], all_runs)
+        return {"runs": runs}
+
+    def one_run(self, body: list[Any], inputs: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+        cls = self.cls
+        run: dict[str, Any] = {"stage": "forward", "error": None}
+        try:
+            leaves = {name: cls(float(x)) for name, x in inputs.items()}
+            before = {name: own_attr(leaf, "_backward") for name, leaf in leaves.items()}
+            out = run_program(body, dict(leaves), call_method)
+            run["result_type"] = type(out).__name__
+            if not isinstance(out, cls):
+                run["result"] = safe_repr(out)
+                return run
+            run["data"] = number(getattr(out, "data", None))
+            if request.get("backward_calls", 1) == 0:
+                return run
+            run["backward_is_none"] = getattr(out, "_backward", 0) is None
+            run["input_backward_replaced"] = any(
+                own_attr(leaf, "_backward") is not before[name] for name, leaf in leaves.items())
+            calls = instrument_walk(out) if request.get("walk") else None
+            run["stage"] = "backward"
+            for _ in range(request.get("backward_calls", 1)):
+                out.backward()
+            run["stage"] = "done"
+            run["seed"] = number(out.grad)
+            run["grads"] = {name: number(leaf.grad) for name, leaf in leaves.items()}
+            if calls is not None:
+                run["walk"] = summarize_walk(*calls)
+        except BaseException as error:
+            run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
+        return run
+
+    def construct(self, request: dict[str, Any]) -> dict[str, Any]:
+        v = self.limited(request["timeout"], lambda: self.cls(2.0))
+        return {"has_data": hasattr(v, "data"), "has_grad": hasattr(v, "grad"),
+                "data": number(getattr(v, "data", None)), "grad": number(getattr(v, "grad", None))}
+
+    def signature(self, request: dict[str, Any]) -> dict[str, Any]:
+        import inspect
+        try:
+            params = list(inspect.signature(self.cls.__init__).parameters.values())
+        except (TypeError, ValueError):
+            return {"mutable": []}
+        return {"mutable": [[p.name, type(p.default).__name__, safe_repr(p.default)]
+                            for p in params if isinstance(p.default, (list, dict, set, bytearray))]}
+
+    # -- the learner's MLP: observations only; the parent has the reference MLP ----------
+
+    def nn(self, request: dict[str, Any]) -> dict[str, Any]:
+        report: dict[str, Any] = self.limited(request["timeout"], lambda: self.nn_stages(request))
+        return report
+
+    def nn_stages(self, request: dict[str, Any]) -> dict[str, Any]:
+        cls, mlp_cls = self.cls, self.module.MLP
+        report: dict[str, Any] = {"stage": "build"}
+        try:
+            mlp = mlp_cls(3, [4, 4, 1])
+            params = parameters_of(mlp)
+            report["count"] = len(params)
+            report["distinct"] = len({id(p) for p in params})
+            report["shared"] = shared_neurons(mlp) + repeated_parameter(params)
+            if report["distinct"] < len(params) or len(params) != len(request["weights"]):
+                return report
+            for p, w in zip(params, request["weights"]):
+                p.data = w
+            report["stage"] = "forward"
+            xs, ys = request["xs"], request["ys"]
+            out = mlp([cls(v) for v in xs[0]])
+            report["output"] = number(getattr(out, "data", out))
+            report["stage"] = "training-step"
+            for p in params:
+                p.grad = 0.0
+            loss = cls(0.0)
+            for x, y in zip(xs, ys):
+                loss = loss + (mlp([cls(v) for v in x]) - y) ** 2
+            loss.backward()
+            report["loss"] = number(loss.data)
+            report["grads"] = [number(p.grad) for p in params]
+            if callable(getattr(mlp, "zero_grad", None)):
+                report["stage"] = "zero-grad"
+                mlp.zero_grad()
+                report["grads_after_zero_grad"] = [number(p.grad) for p in params]
+                report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
+            report["stage"] = "done"
+        except BaseException as error:
+            report["error"] = self.describe(error, isinstance(error, ProbeTimeout))
+        return report
+
+
+CAPABILITY_ATTRS = ("__add__", "__mul__", "__sub__", "__truediv__", "__pow__", "__neg__",
+                    "__radd__", "__rmul__", "__rsub__", "__rtruediv__", "exp", "log", "tanh",
+                    "relu", "sigmoid")
+
+
+def call_method(obj: Any, name: str) -> Any:
+    return getattr(obj, name)()
+
+
+def future_flags(tree: ast.Module) -> int:
+    """Compiler flags of `from __future__ import ...` (they must carry to later statements)."""
+    import __future__
+    flags = 0
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            for alias in stmt.names:
+                feature = getattr(__future__, alias.name, None)
+                flags |= getattr(feature, "compiler_flag", 0)
+    return flags
+
+
+def source_span(fn: Any, learner_file: str) -> list[int] | None:
+    """[first line, last line] of a function in the learner's file, or None if elsewhere."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    if code is None or os.path.abspath(code.co_filename) != learner_file:
+        return None
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    return [code.co_firstlineno, max(lines + [code.co_firstlineno])]
+
+
+def own_attr(node: Any, name: str) -> Any:
+    """An attribute from the instance's own __dict__ (a property could build one per access)."""
+    try:
+        return object.__getattribute__(node, "__dict__").get(name)
+    except (AttributeError, TypeError):
+        return None
+
+
+def instrument_walk(out: Any) -> tuple[list[Any], dict[int, list[Any]], list[int]] | None:
+    """Wrap every node's _backward to record the order backward() calls them (needs _prev)."""
+    try:
+        consumers: dict[int, list[Any]] = {}
+        nodes, stack, seen = [], [out], {id(out)}
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            for child in list(node._prev):
+                consumers.setdefault(id(child), []).append(node)
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+        calls: list[int] = []
+        for node in nodes:
+            original = own_attr(node, "_backward")
+            if not callable(original):
+                return None
+
+            def counted(node_id: int = id(node), fn: Callable[[], Any] = original) -> Any:
+                calls.append(node_id)
+                return fn()
+
+            object.__getattribute__(node, "__dict__")["_backward"] = counted
+        return nodes, consumers, calls
+    except BaseException:
+        return None
+
+
+def summarize_walk(nodes: list[Any], consumers: dict[int, list[Any]],
+                   calls: list[int]) -> dict[str, Any] | None:
+    """How many inner nodes ran their _backward twice; the first node run before a consumer."""
+    if not calls:
+        return None
+    inner = [n for n in nodes if list(getattr(n, "_prev", ()))]
+    twice = sum(1 for n in inner if calls.count(id(n)) > 1)
+    position = {node_id: i for i, node_id in enumerate(calls)}
+    early = None
+    for node in inner:
+        for consumer in consumers.get(id(node), []):
+            if id(node) in position and id(consumer) in position \
+                    and position[id(node)] < position[id(consumer)]:
+                early = [safe_str(getattr(node, "_op", "?"))[:20],
+                         safe_str(getattr(consumer, "_op", "?"))[:20]]
+                break
+        if early:
+            break
+    return {"twice": twice, "early": early}
+
+
+def parameters_of(model: Any) -> list[Any]:
+    for name in ("parameters", "params"):
+        method = getattr(model, name, None)
+        if callable(method):
+            return list(method())
+    raise AttributeError("the MLP has no parameters() method")
+
+
+def repeated_parameter(params: list[Any]) -> list[str]:
+    first: dict[int, int] = {}
+    for i, p in enumerate(params):
+        if id(p) in first:
+            return [f"parameters()[{i}] is parameters()[{first[id(p)]}]"]
+        first[id(p)] = i
+    return []
+
+
+def shared_neurons(mlp: Any) -> list[str]:
+    for k, layer in enumerate(getattr(mlp, "layers", None) or []):
+        neurons = getattr(layer, "neurons", None)
+        if isinstance(neurons, list) and len(neurons) > len({id(n) for n in neurons}):
+            return [f"layers[{k}].neurons holds {len(neurons)} entries but only "
+                    f"{len({id(n) for n in neurons})} distinct Neuron object(s)"]
+    return []
+
+
+def number(x: Any) -> Any:
+    """A number as JSON can carry it; anything else as {'type', 'repr'} for the parent."""
+    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)):
+        try:
+            return float(x)
+        except BaseException:
+            pass
+    return {"type": safe_str(type(x).__name__)[:60], "repr": safe_repr(x)}
+
+
+def safe_repr(x: Any, limit: int = 80) -> str:
+    try:
+        text = repr(x)
+        if type(text) is not str:
+            raise TypeError
+    except BaseException:  # a learner's __repr__ can raise anything
+        text = f"<{type(x).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def safe_str(x: Any) -> str:
+    try:
+        text = str(x)
+        return text if type(text) is str else "?"
+    except BaseException:
+        return "?"
+
+
+CAP_SYS_RESOURCE = 24                 # linux/capability.h
+PR_CAPBSET_DROP = 24                  # linux/prctl.h
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def drop_sys_resource() -> bool:
+    """As root, give up CAP_SYS_RESOURCE (the right to raise hard limits) for good: from the
+    effective and permitted sets (capset) and the bounding set (so an exec can't regain it).
+    True if it is gone. Root still ignores RLIMIT_NPROC (the kernel exempts uid 0)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0)
+        header, data = Header(LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+        if libc.capget(ctypes.byref(header), data) != 0:
+            return False
+        mask = ~(1 << CAP_SYS_RESOURCE) & 0xFFFFFFFF  # bit 24 lives in the first word
+        data[0].effective &= mask
+        data[0].permitted &= mask
+        data[0].inheritable &= mask
+        return bool(libc.capset(ctypes.byref(header), data) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def apply_limits(limits: dict[str, Any]) -> None:
+    """soft = hard: the learner's file cannot raise them again (only lower them)."""
+    drop_sys_resource()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the output cap a write fails instead
+    for name, value in limits.items():
+        kind = getattr(resource, name)
+        _, hard = resource.getrlimit(kind)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(kind, (value, value))
+
+
+def main(argv: list[str]) -> None:
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # not our package
+    child = Child(int(argv[1]), int(argv[2]))
+    start = child.receive()  # the limits come first, before any learner code
+    apply_limits(start["limits"])
+    sys.setrecursionlimit(start.get("recursion_limit", 1000))
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    child.send(start, {"ready": True})
+    child.serve()
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    finally:
+        # skip atexit handlers and threads the learner's file may have started
+        os._exit(0)

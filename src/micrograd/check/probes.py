@@ -1,0 +1,241 @@
+"""The probes, as data: one program string each, run on the learner's class in the child and
+on plain floats here (the reference), plus what a failure of it means.
+
+To add a probe, add a `Probe(...)` to `engine_probes` (or a structural kind to `verdicts`):
+
+    Probe(id="log-small", group="ops", program="a.log()", inputs={"a": 1e-3},
+          needs=("log",), op="log")
+
+`program` is a small Python subset (see `child.parse_program`): `NAME = EXPR`, `EXPR`,
+`for _ in range(N): ...`, numbers, + - * / **, unary minus and `x.exp()`-style calls. Its
+result is the value of the last statement. The expected value and gradients are computed
+here on floats (`reference`): the forward value by running the same program with `math`,
+the gradients by central differences of it. `after` names earlier probes a failure of this
+one can follow from (see `verdicts.follows_from`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from micrograd.check.child import parse_program, run_program
+
+H_REL = 1e-6          # central-difference step, relative to |x| (at least this absolute)
+RTOL, ATOL = 1e-4, 1e-6
+
+# capability -> the attribute the class must define for it
+CAPABILITY = {
+    "add": "__add__", "mul": "__mul__", "sub": "__sub__", "truediv": "__truediv__",
+    "pow": "__pow__", "neg": "__neg__", "radd": "__radd__", "rmul": "__rmul__",
+    "rsub": "__rsub__", "rtruediv": "__rtruediv__", "exp": "exp", "log": "log",
+    "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid",
+}
+OPS = tuple(CAPABILITY)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Probe:
+    """One thing to try on the learner's class, and what its failure is called.
+
+    kind: "grad" (forward and gradients against the float reference), "seed" (the output's
+    own grad), "twice" (backward() twice; `backward_calls` = 2 or a fresh graph in
+    `program`), "range" (forward only, at each of `points`), "construct", "signature".
+    """
+
+    id: str
+    group: str
+    program: str = ""
+    inputs: dict[str, float] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()
+    op: str = ""
+    on_mismatch: str = ""        # the diagnosis when gradients differ (default: by op)
+    after: tuple[str, ...] = ()  # earlier probes whose failure this one's can follow from
+    kind: str = "grad"
+    points: tuple[dict[str, float], ...] = ()  # other input points, run one after another
+    repeat: int = 1              # fresh graphs at the same point (graph-order bugs)
+    walk: bool = False           # record the order of _backward calls
+    backward_calls: int = 1
+    title: str = ""              # how the expression is shown, if not `program`
+
+    @property
+    def mismatch(self) -> str:
+        return self.on_mismatch or (f"wrong-local-derivative:{self.op}" if self.op
+                                    else "wrong-gradient")
+
+    def expression(self) -> str:
+        text = self.title or "; ".join(line.strip() for line in self.program.splitlines())
+        values = ", ".join(f"{k} = {v:g}" for k, v in self.inputs.items())
+        return f"{text}   with {values}" if values else text
+
+    def run_points(self) -> list[dict[str, float]]:
+        return list(self.points) or [dict(self.inputs)] * self.repeat
+
+
+# ------------------------------------------------------------------------------------------
+# The float reference
+# ------------------------------------------------------------------------------------------
+
+FLOAT_METHODS = {
+    "exp": math.exp, "log": math.log, "tanh": math.tanh,
+    "relu": lambda x: x if x > 0 else 0.0,
+    "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x)),
+    "backward": lambda x: x,
+}
+
+
+def float_call(x: float, name: str) -> float:
+    method: Any = FLOAT_METHODS[name]
+    return float(method(x))
+
+
+def evaluate(program: str, inputs: dict[str, float]) -> float:
+    """The program on plain floats (math's functions); nan where floats can't compute it."""
+    try:
+        return float(run_program(parse_program(program), dict(inputs), float_call))
+    except (ArithmeticError, ValueError):
+        return math.nan
+
+
+def central_differences(program: str, inputs: dict[str, float]) -> dict[str, float]:
+    """d f / d x_i ~ (f(x + h e_i) - f(x - h e_i)) / 2h, on plain floats."""
+    grads = {}
+    for name, x in inputs.items():
+        h = H_REL * max(1.0, abs(x))
+        up, down = dict(inputs), dict(inputs)
+        up[name], down[name] = x + h, x - h
+        grads[name] = (evaluate(program, up) - evaluate(program, down)) / (2 * h)
+    return grads
+
+
+def close(got: Any, want: float) -> bool:
+    """got is a number within RTOL/ATOL of want (nan matches nan)."""
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return False
+    if math.isnan(want):
+        return math.isnan(got)
+    return abs(got - want) <= ATOL + RTOL * max(1.0, abs(want))
+
+
+def tidy(x: float) -> float:
+    """A reference value for display: central differences carry ~1e-10 of noise."""
+    return float(f"{x:.7g}") if math.isfinite(x) else x
+
+
+# ------------------------------------------------------------------------------------------
+# The table
+# ------------------------------------------------------------------------------------------
+
+UNARY_AT = {"exp": 0.7, "log": 1.7, "tanh": 0.6, "relu": 0.8, "sigmoid": -0.4}
+WALKER = ("chain-2",)  # a failure here means the graph walk, not the op, is wrong
+BASIC = ("add", "mul", "chain-2", "reuse-add", "reuse-mul", "reuse-mul-add")
+GRAPH_REPEAT = 24      # fresh graphs per graph-order probe: a set-order bug shows in some
+
+
+def structural_probes() -> list[Probe]:
+    return [Probe(id="construct", group="basics", kind="construct", title="Value(2.0)"),
+            Probe(id="default-children", group="basics", kind="signature",
+                  title="inspect.signature(Value.__init__)"),
+            Probe(id="seed-gradient", group="backward", kind="seed", program="a * b",
+                  inputs={"a": 2.0, "b": -3.0}, needs=("mul",),
+                  title="y = a * b; y.backward(); y.grad")]
+
+
+def engine_probes(has_tanh: bool) -> list[Probe]:
+    """The op, reuse and graph probes, in the order they run (each op before composites)."""
+    a, b = {"a": 1.7}, {"a": 1.7, "b": -0.6}
+    probes = [
+        Probe(id="add", group="ops", program="a + b", inputs=b, needs=("add",), op="add"),
+        Probe(id="mul", group="ops", program="a * b", inputs=b, needs=("mul",), op="mul"),
+        Probe(id="chain-2", group="ops", program="(a * b) + c", inputs={**b, "c": 0.4},
+              needs=("add", "mul"), on_mismatch="wrong-topo-order", after=("add", "mul")),
+        Probe(id="pow-int", group="ops", program="a ** 3", inputs=a, needs=("pow",), op="pow"),
+        Probe(id="pow-float", group="ops", program="a ** 2.5", inputs=a, needs=("pow",), op="pow"),
+        Probe(id="pow-negative", group="ops", program="a ** -1", inputs=a, needs=("pow",),
+              op="pow"),
+        Probe(id="add-number", group="ops", program="a + 2", inputs=a, needs=("add",), op="add"),
+        Probe(id="mul-number", group="ops", program="a * 3.5", inputs=a, needs=("mul",),
+              op="mul"),
+        Probe(id="neg", group="ops", program="-a", inputs=a, needs=("neg",), op="neg",
+              after=("mul-number",) + WALKER),
+        Probe(id="sub", group="ops", program="a - b", inputs=b, needs=("sub",), op="sub",
+              after=("add", "neg") + WALKER),
+        Probe(id="truediv", group="ops", program="a / b", inputs=b, needs=("truediv",),
+              op="truediv", after=("mul", "pow-negative") + WALKER),
+        Probe(id="sub-number", group="ops", program="a - 2", inputs=a, needs=("sub",),
+              op="sub", after=("add-number", "sub") + WALKER),
+        Probe(id="truediv-number", group="ops", program="a / 4", inputs=a, needs=("truediv",),
+              op="truediv", after=("mul-number", "truediv") + WALKER),
+        Probe(id="radd", group="reflected", program="2 + a", inputs=a, needs=("radd",),
+              op="radd", after=("add-number",) + WALKER),
+        Probe(id="rmul-int", group="reflected", program="3 * a", inputs=a, needs=("rmul",),
+              op="rmul", after=("mul-number",) + WALKER),
+        Probe(id="rmul-float", group="reflected", program="2.5 * a", inputs=a,
+              needs=("rmul",), op="rmul", after=("mul-number",) + WALKER),
+        Probe(id="rsub", group="reflected", program="2 - a", inputs=a, needs=("rsub",),
+              op="rsub", after=("radd", "neg") + WALKER),
+        Probe(id="rtruediv", group="reflected", program="4 / a", inputs=a, needs=("rtruediv",),
+              op="rtruediv", after=("rmul-int", "pow-negative") + WALKER),
+    ]
+    for name, x in UNARY_AT.items():
+        probes.append(Probe(id=name, group="ops", program=f"a.{name}()", inputs={"a": x},
+                            needs=(name,), op=name,
+                            after=("chain-2",) if name == "sigmoid" else ()))
+        if name == "tanh":
+            probes.append(Probe(id="tanh-range", group="ops", kind="range", program="a.tanh()",
+                                needs=("tanh",), op="tanh", backward_calls=0,
+                                points=tuple({"a": x} for x in (30.0, -30.0, 400.0, -400.0)),
+                                title="a.tanh() for a in (30, -30, 400, -400)"))
+    probes.append(Probe(id="relu-negative", group="ops", program="a.relu()", inputs={"a": -0.8},
+                        needs=("relu",), op="relu"))
+    # accumulation: a node used twice must receive both contributions (+=, not =)
+    probes += [
+        Probe(id="reuse-add", group="reuse", program="a + a", inputs={"a": 3.0}, needs=("add",),
+              op="add", on_mismatch="grad-overwritten", after=("add",) + WALKER),
+        Probe(id="reuse-mul", group="reuse", program="a * a", inputs={"a": 3.0}, needs=("mul",),
+              op="mul", on_mismatch="grad-overwritten", after=("mul",) + WALKER),
+        Probe(id="reuse-mul-add", group="reuse", program="a * b + a",
+              inputs={"a": 2.0, "b": 3.0}, needs=("add", "mul"), op="mul",
+              on_mismatch="grad-overwritten", after=("add", "mul") + WALKER),
+        Probe(id="reuse-pow", group="reuse", program="a ** 3 + a", inputs={"a": 1.3},
+              needs=("add", "pow"), op="pow", on_mismatch="grad-assigned:pow",
+              after=("add", "pow-int") + WALKER),
+    ]
+    for name, x in UNARY_AT.items():
+        probes.append(Probe(
+            id=f"reuse-{name}", group="reuse", program=f"a.{name}() + a", inputs={"a": x},
+            needs=("add", name), op=name,
+            on_mismatch="exp-grad-assigned" if name == "exp" else f"grad-assigned:{name}",
+            after=("add", name) + WALKER))
+    chain_step = "(x*0.9 + b*0.1).tanh()" if has_tanh else "(x*0.9 + b*0.1)*0.5 + 1"
+    tanh = ("tanh",) if has_tanh else ()
+    graph: dict[str, Any] = {"group": "graph", "on_mismatch": "wrong-topo-order", "walk": True,
+                             "repeat": GRAPH_REPEAT}
+    probes += [
+        Probe(id="diamond", program="t = a*b\ny = t + (t*c)*d",
+              inputs={"a": 2.0, "b": -3.0, "c": 1.5, "d": 0.5}, needs=("add", "mul"),
+              after=BASIC, **graph),  # t feeds y along a short and a long path
+        Probe(id="lecture-neuron", program="(x1*w1 + x2*w2 + b).tanh()",
+              inputs={"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432},
+              needs=("add", "mul", "tanh"), after=BASIC + ("tanh",), **graph),
+        Probe(id="micrograd-readme",
+              program="z = 2*x + 2 + x\nq = z.relu() + z*x\nh = (z*z).relu()\ny = h + q + q*x",
+              inputs={"x": -4.0}, needs=("add", "mul", "radd", "rmul", "relu"),
+              after=BASIC + ("relu", "relu-negative", "radd", "rmul-int"), **graph),
+        Probe(id="chain-50", program=f"x = a\nfor _ in range(25): x = {chain_step}\nx",
+              title=f"x = a; 25 times: x = {chain_step}", inputs={"a": 0.3, "b": -0.8},
+              needs=("add", "mul") + tanh, after=BASIC + tanh, **graph),
+        Probe(id="chain-2000", group="graph", program="x = a\nfor _ in range(2000): x = x + b\nx",
+              title="x = a; 2000 times: x = x + b", inputs={"a": 1.0, "b": 0.5},
+              needs=("add",), on_mismatch="wrong-topo-order", after=("add", "reuse-add") + WALKER),
+        Probe(id="backward-fresh-graphs", group="backward", kind="twice",
+              program="y = a*b\ny.backward()\na*b", inputs={"a": 2.0, "b": -3.0},
+              needs=("add", "mul"), after=BASIC,
+              title="(a*b).backward(); (a*b).backward()   (two fresh graphs, same leaves)"),
+        Probe(id="backward-same-graph-twice", group="backward", kind="twice",
+              program="t = a*b\nt + c", inputs={"a": 2.0, "b": -3.0, "c": 1.0},
+              needs=("add", "mul"), after=BASIC, backward_calls=2,
+              title="t = a*b; y = t + c; y.backward(); y.backward()"),
+    ]
+    return probes

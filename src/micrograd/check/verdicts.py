@@ -1,0 +1,396 @@
+"""From what the child observed to a verdict: every comparison and diagnosis is made here.
+
+`judge(probe, observation, engine)` turns one validated report into a `ProbeResult`; the
+expected values come from `probes.reference` on plain floats, never from the child.
+`follows_from` is the one rule that names a failure after an earlier one.
+
+To add a diagnosis: give it an entry in `diagnoses.py` and return its id from the verdict
+function of its probe kind below (or from `classify_exception` for an exception).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from micrograd.check.probes import (
+    CAPABILITY,
+    Probe,
+    central_differences,
+    close,
+    evaluate,
+    tidy,
+)
+from micrograd.check.report import ProbeResult
+
+Observation = dict[str, Any]  # one report from the child, as JSON decoded it
+
+
+@dataclass
+class Engine:
+    """What the parent knows about the learner's class: from the child's class report (names
+    and line spans only) and from reading the source text itself."""
+
+    name: str
+    methods: dict[str, list[int] | None]
+    source_lines: list[str]
+    has_mlp: bool = False
+    failed: dict[str, str] = field(default_factory=dict)  # probe id -> its diagnosis
+
+    def has(self, capability: str) -> bool:
+        return CAPABILITY[capability] in self.methods
+
+    def line_in(self, attr: str, pattern: str) -> int | None:
+        """The first line matching `pattern` inside the learner's method `attr`."""
+        span = self.methods.get(attr)
+        if not span:
+            return None
+        first, last = span
+        for number in range(first, min(last, len(self.source_lines)) + 1):
+            if re.search(pattern, self.source_lines[number - 1]):
+                return number
+        return None
+
+    def line_in_class(self, pattern: str) -> int | None:
+        """The first line matching `pattern` between the class's first and last method."""
+        spans = [span for span in self.methods.values() if span]
+        if not spans:
+            return None
+        first, last = min(s[0] for s in spans), max(s[1] for s in spans)
+        for number in range(first, min(last, len(self.source_lines)) + 1):
+            if re.search(pattern, self.source_lines[number - 1]):
+                return number
+        return None
+
+
+def number(x: Any) -> float | None:
+    """A reported number, or None for a non-number (reported as {'type', 'repr'})."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def shown(x: Any) -> Any:
+    """A reported value for the report: numbers as numbers (inf/nan as text), else its repr."""
+    value = number(x)
+    if value is not None:
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(x, dict):
+        return str(x.get("repr", "?"))
+    return x
+
+
+def result(probe: Probe, **fields: Any) -> ProbeResult:
+    fields.setdefault("expression", probe.expression())
+    return ProbeResult(id=probe.id, group=probe.group, status=fields.pop("status", "pass"),
+                       **fields)
+
+
+def failed(record: ProbeResult, diagnosis: str, detail: str, line: Any = None,
+           status: str = "fail") -> ProbeResult:
+    record.status, record.diagnosis, record.detail = status, diagnosis, detail
+    if line is not None:
+        record.line = line
+    return record
+
+
+# ------------------------------------------------------------------------------------------
+# Exceptions
+# ------------------------------------------------------------------------------------------
+
+def classify_exception(error: Observation, probe: Probe, engine: Engine, stage: str) -> tuple[str, str]:
+    """(diagnosis id, status) for an exception the learner's code raised in a probe."""
+    types, text = error.get("types", []), str(error.get("message", ""))
+    if error.get("type") == "ProbeTimeout":
+        return "probe-timeout", "error"
+    if "RecursionError" in types:
+        if probe.id == "chain-2000" and stage == "backward":  # deep but finite graph
+            return "recursion-limit", "fail"
+        return "infinite-recursion", "fail"
+    if "MemoryError" in types:
+        return "memory-limit", "error"
+    if "TypeError" in types and "'NoneType' object is not callable" in text:
+        return "backward-stored-none", "fail"
+    if "TypeError" in types and "unhashable type" in text:
+        return "eq-without-hash", "fail"
+    if stage == "forward" and "TypeError" in types and "unsupported operand" in text:
+        if probe.op in ("radd", "rmul"):
+            return f"missing-{probe.op}", "fail"
+        if "NoneType" in text:  # an op that forgot `return out`
+            return f"op-returns-non-value:{probe.op or probe.id}", "fail"
+        if probe.op in ("rsub", "rtruediv"):
+            return f"missing-{probe.op}", "missing"
+    if stage == "forward" and "AttributeError" in types and re.search(
+            r"'(int|float)' object has no attribute", text):
+        return "number-not-wrapped", "fail"
+    if probe.op == "pow" and "TypeError" in types and (
+            "**" in text or "pow" in text or engine.name in text):
+        return "exponent-as-value", "fail"
+    if stage == "forward" and "AttributeError" in types and probe.op in CAPABILITY:
+        return f"missing-{probe.op}", "missing"
+    if probe.op == "tanh" and "OverflowError" in types:
+        return "tanh-overflow", "fail"
+    if stage == "backward":
+        return "backward-raised", "fail"
+    return f"exception-in-op:{probe.op or probe.id}", "fail"
+
+
+def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine: Engine,
+                   stage: str) -> ProbeResult:
+    diagnosis, status = classify_exception(error, probe, engine, stage)
+    line = error.get("line")
+    if diagnosis == "backward-stored-none":
+        line = stored_none_line(engine, probe.op) or line
+    message = str(error.get("message", ""))
+    record.got = dict(record.got or {}, error=message)
+    record.where = [str(w) for w in error.get("where", [])]
+    failed(record, diagnosis, f"{message} (the engine has no such op)" if status == "missing"
+           else message, line, status)
+    return record
+
+
+STORED_NONE = r"_backward\s*=\s*_backward\s*\(\s*\)"
+GRAD_WRITE = r"\.grad\s*\+?=(?!=)"
+
+
+def stored_none_line(engine: Engine, op: str) -> int | None:
+    attr = CAPABILITY.get(op, op)
+    return engine.line_in(attr, STORED_NONE) or engine.line_in_class(STORED_NONE)
+
+
+def op_line(engine: Engine, diagnosis: str, op: str) -> int | None:
+    """Where in the learner's class the op behind a diagnosis is written."""
+    base, attr = diagnosis.partition(":")[0], CAPABILITY.get(op, op)
+    if base in ("wrong-local-derivative", "grad-assigned", "exp-grad-assigned"):
+        return engine.line_in(attr, GRAD_WRITE) or engine.line_in(attr, r"def ")
+    if base == "grad-overwritten":
+        return engine.line_in(attr, r"\.grad\s*=(?!=)") or engine.line_in(attr, r"def ")
+    if base in ("exponent-as-value", "rmul-returns-float", "radd-returns-float",
+                "op-returns-non-value", "wrong-forward"):
+        return engine.line_in(attr, r"def ")
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# Verdicts by probe kind
+# ------------------------------------------------------------------------------------------
+
+def judge_grad(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
+    """Forward value and gradients of every run against the float reference."""
+    want = evaluate(probe.program, probe.inputs)
+    want_grads = central_differences(probe.program, probe.inputs)
+    record = result(probe, expected={"data": tidy(want),
+                                     "grads": {n: tidy(g) for n, g in want_grads.items()}})
+    walks: list[Observation] = [run["walk"] for run in runs if isinstance(run.get("walk"), dict)]
+    for run in runs:
+        verdict = judge_run(probe, run, record, engine, want, want_grads)
+        if verdict is not None:
+            return verdict
+    if any(w.get("twice") or w.get("early") for w in walks):
+        return walk_verdict(record, walks) or record
+    return record
+
+
+def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engine, want: float,
+              want_grads: dict[str, float]) -> ProbeResult | None:
+    """A failed ProbeResult for a run that went wrong, else None."""
+    error = run.get("error")
+    if error is not None and run.get("stage") != "done":
+        return from_exception(record, error, probe, engine, str(run.get("stage")))
+    if run.get("result_type") != engine.name and "data" not in run:
+        record.got = {"result": f"{run.get('result', '?')} (a {run.get('result_type')})"}
+        diagnosis = {"rmul": "rmul-returns-float", "radd": "radd-returns-float"}.get(
+            probe.op, f"op-returns-non-value:{probe.op or probe.id}")
+        return failed(record, diagnosis, f"the result is a {run.get('result_type')}, not a "
+                      f"{engine.name}: the graph is cut here and backward() never reaches the inputs")
+    data = run.get("data")
+    record.got = {"data": shown(data)}
+    if number(data) is None or not close(number(data), want):
+        return failed(record, f"wrong-forward:{probe.op or probe.id}",
+                      f"forward value {shown(data)}, expected {want:.6g}")
+    if run.get("backward_is_none"):
+        return failed(record, "backward-stored-none", "out._backward is None right after the op",
+                      stored_none_line(engine, probe.op))
+    if probe.group == "ops" and run.get("input_backward_replaced"):
+        return failed(record, "backward-on-wrong-node",
+                      "building the expression replaced an input's _backward",
+                      engine.line_in(CAPABILITY.get(probe.op, ""), r"(self|other)\._backward\s*="))
+    seed, grads = run.get("seed"), dict(run.get("grads") or {})
+    record.got = {"data": shown(data), "output_grad": shown(seed),
+                  "grads": {n: shown(g) for n, g in grads.items()}}
+    values = [number(g) for g in list(grads.values()) + [seed]]
+    if any(v is None for v in values):
+        kinds = sorted({str(g.get("type")) for g in list(grads.values()) + [seed]
+                        if isinstance(g, dict)})
+        diagnosis = "exponent-as-value" if probe.op == "pow" else "grad-not-a-number"
+        return failed(record, diagnosis, f"a .grad holds a {', '.join(kinds)} instead of a number")
+    if all(v == 0 for v in values):
+        return failed(record, "no-seed-gradient", "after backward() every grad is 0, the output's too")
+    if not close(number(seed), 1.0):
+        return failed(record, "wrong-seed-gradient", f"the output's grad is {shown(seed)}, not 1")
+    if all(close(number(grads.get(n)), w) for n, w in want_grads.items()):
+        return None
+    diagnosis = probe.mismatch
+    if diagnosis == "wrong-topo-order" and isinstance(run.get("walk"), dict):
+        walked = walk_verdict(record, [run["walk"]])
+        if walked is not None:
+            return walked
+    # got exactly the op's own derivative: the `+ a` path's 1.0 was overwritten, else not
+    if probe.group == "reuse" and (diagnosis.startswith("grad-assigned")
+                                   or diagnosis == "exp-grad-assigned") and not all(close(number(grads.get(n)), w - 1.0) for n, w in want_grads.items()):
+        diagnosis = f"wrong-local-derivative:{probe.op}"
+    return failed(record, diagnosis, "gradients differ from central differences")
+
+
+def walk_verdict(record: ProbeResult, walks: list[Observation]) -> ProbeResult | None:
+    twice = max((int(w.get("twice") or 0) for w in walks), default=0)
+    if twice:
+        return failed(record, "node-visited-twice",
+                      f"{twice} node(s) had their _backward run more than once")
+    early = next((w["early"] for w in walks if w.get("early")), None)
+    if early:
+        return failed(record, "wrong-topo-order", f"a '{early[0]}' node ran its _backward "
+                      f"before the '{early[1]}' node that uses it")
+    return None
+
+
+def judge_seed(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
+    record = result(probe, expected={"y.grad": 1.0, "a.grad": -3.0})
+    run = runs[0]
+    if run.get("error") is not None:
+        return from_exception(record, run["error"], probe, engine, "structure")
+    seed, grad = run.get("seed"), (run.get("grads") or {}).get("a")
+    record.got = {"y.grad": shown(seed), "a.grad": shown(grad)}
+    if close(number(seed), 1.0):
+        return record
+    if number(seed) == 0:
+        return failed(record, "no-seed-gradient", "backward() left the output's own grad at 0")
+    return failed(record, "wrong-seed-gradient", f"the output's grad is {shown(seed)}")
+
+
+def judge_twice(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
+    """Two backward() calls: leaf gradients add up, as in PyTorch (2 * d/da (a*b))."""
+    a, b = probe.inputs["a"], probe.inputs["b"]
+    want = {"a": 2 * b, "b": 2 * a}
+    record = result(probe, expected=want)
+    run = runs[0]
+    if run.get("error") is not None:
+        return from_exception(record, run["error"], probe, engine, "structure")
+    grads = run.get("grads") or {}
+    ga, gb = number(grads.get("a")), number(grads.get("b"))
+    record.got = {"a": shown(grads.get("a")), "b": shown(grads.get("b"))}
+    if close(ga, want["a"]) and close(gb, want["b"]):
+        return record
+    if close(ga, b) and close(gb, a):
+        return failed(record, "backward-resets-grads",
+                      "the second backward() replaced the gradient instead of adding to it")
+    if probe.backward_calls == 2 and close(ga, 3 * b) and close(gb, 3 * a):
+        return failed(record, "stale-intermediate-grads",
+                      "the second backward() reused the intermediate node's old grad")
+    if ga == 0 and gb == 0:
+        return failed(record, "no-seed-gradient", "every gradient is 0 after backward()")
+    return failed(record, "backward-twice-wrong", "unexpected gradients after two backward() calls")
+
+
+def judge_range(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeResult:
+    """tanh at large |x|: a value in [-1, 1] equal to math.tanh, and no exception."""
+    record = result(probe)
+    got: Observation = {}
+    for point, run in zip(probe.run_points(), runs):
+        x = point["a"]
+        key, want = f"tanh({x:g})", math.tanh(x)
+        if run.get("error") is not None:
+            error = run["error"]
+            record.got, record.expected = {key: error.get("message")}, {key: want}
+            record.where = [str(w) for w in error.get("where", [])]
+            if set(error.get("types", [])) & {"OverflowError", "ZeroDivisionError", "ValueError"}:
+                return failed(record, "tanh-overflow", str(error.get("message")), error.get("line"))
+            return from_exception(record, error, probe, engine, "forward")
+        value = number(run.get("data"))
+        got[key] = shown(run.get("data"))
+        if value is None or not (-1.0 <= value <= 1.0 and close(value, want)):
+            record.got, record.expected = got, {key: want}
+            return failed(record, "tanh-range", f"{key} gave {shown(run.get('data'))}")
+    record.got = got
+    record.expected = {k: math.tanh(float(k[5:-1])) for k in got}
+    return record
+
+
+def judge_construct(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
+    record = result(probe, expression=f"{engine.name}(2.0)", expected={"data": 2.0, "grad": 0.0})
+    record.got = {"data": shown(report.get("data")) if report.get("has_data") else "<missing>",
+                  "grad": shown(report.get("grad")) if report.get("has_grad") else "<missing>"}
+    if not (report.get("has_data") and report.get("has_grad")):
+        return failed(record, "missing-data-or-grad", "the object needs .data and .grad")
+    if number(report.get("data")) != 2.0:
+        return failed(record, "wrong-forward:construct", "data is not the number given")
+    if number(report.get("grad")) != 0:
+        return failed(record, "grad-not-zero-initially", "a fresh Value's grad must be 0")
+    return record
+
+
+def judge_signature(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
+    record = result(probe, expression=f"inspect.signature({engine.name}.__init__)")
+    mutable = report.get("mutable") or []
+    if not mutable:
+        return record
+    name, kind, text = (str(x) for x in mutable[0][:3])
+    record.got, record.expected = {name: text}, {name: "()"}
+    span = engine.methods.get("__init__")
+    return failed(record, "mutable-default-children", f"parameter {name} defaults to a {kind}",
+                  span[0] if span else None)
+
+
+JUDGES: dict[str, Callable[[Probe, Any, Engine], ProbeResult]] = {
+    "grad": judge_grad, "seed": judge_seed, "twice": judge_twice, "range": judge_range,
+    "construct": judge_construct, "signature": judge_signature,
+}
+
+
+def missing_result(probe: Probe, engine: Engine) -> ProbeResult | None:
+    """MISSING when the class lacks an op the probe needs (`2 + a` without __radd__ still runs:
+    the TypeError is textbook pitfall 4, a failure)."""
+    lacking = [c for c in probe.needs if not engine.has(c)
+               and not (c in ("radd", "rmul") and engine.has(c[1:]))]
+    if not lacking:
+        return None
+    return result(probe, status="missing", diagnosis=f"missing-{lacking[0]}",
+                  detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
+
+
+def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
+    """The verdict on one validated report; the pointer to the learner's line added."""
+    if probe.kind in ("construct", "signature"):
+        record = JUDGES[probe.kind](probe, report, engine)
+    else:
+        record = JUDGES[probe.kind](probe, list(report["runs"]), engine)
+    if record.status == "fail" and record.line is None and record.diagnosis:
+        record.line = op_line(engine, record.diagnosis, probe.op)
+    return record
+
+
+# ------------------------------------------------------------------------------------------
+# The one "follows from" rule
+# ------------------------------------------------------------------------------------------
+
+# mistakes of their own: named even when an earlier probe failed too
+OWN_MISTAKES = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
+                "backward-stored-none", "backward-on-wrong-node", "infinite-recursion",
+                "recursion-limit", "eq-without-hash", "untrusted-report")
+
+
+def follows_from(record: ProbeResult, after: tuple[str, ...], failed: dict[str, str]) -> None:
+    """A FAIL or ERROR of a probe whose `after` probe failed earlier is named after that one:
+    its diagnosis becomes the earlier probe's, `consequence_of` says which. Mistakes that are
+    their own (OWN_MISTAKES) keep their name. The first failed probe in `after` wins."""
+    own = record.diagnosis or ""
+    if record.status in ("fail", "error") and not own.startswith(OWN_MISTAKES):
+        for earlier in after:
+            if earlier in failed:
+                record.own_diagnosis = record.diagnosis
+                record.consequence_of = earlier
+                record.diagnosis = failed[earlier]
+                break
+    if record.status in ("fail", "error") and record.diagnosis:
+        failed[record.id] = record.diagnosis

@@ -1,0 +1,30 @@
+# Payload: a small, bounded fork bomb: 5 children that fork 5 each (30 processes), all asleep.
+import os
+import time
+
+
+def _wait_for_records(count, seconds=20.0):
+    """Until every process has written its pid (the test counts them), at most `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            with open(r"{record}") as _f:
+                if len(_f.read().split()) >= count:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+
+for _ in range(5):
+    if os.fork() == 0:
+        for _ in range(5):
+            if os.fork() == 0:
+                with open(r"{record}", "a") as _f:
+                    _f.write(f"{os.getpid()}\n")
+                time.sleep(300)
+                os._exit(0)
+        with open(r"{record}", "a") as _f:
+            _f.write(f"{os.getpid()}\n")
+        time.sleep(300)
+        os._exit(0)
+_wait_for_records(30)
