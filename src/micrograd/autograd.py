@@ -20,55 +20,105 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from typing import Any, Iterator
 
 
 class _Modes:
-    """Global switches read by every op (one attribute lookup each)."""
+    """Grad-recording and anomaly switches, read by every op (one attribute lookup each).
 
-    grad_enabled = True  # False inside no_grad(): ops record no graph
-    anomaly = False  # True inside detect_anomaly(): stop at the first nan/inf
+    Fast path: while no thread is inside a mode block, both are plain attributes holding
+    the defaults (record the graph, no anomaly checks), so the hot path of every op pays
+    one dict lookup. While any thread is inside a block, `modes` switches its class to
+    _ThreadModes, whose properties read the calling thread's own setting, as PyTorch's
+    grad mode is per thread. The last block to end switches back.
+    """
+
+    def __init__(self) -> None:
+        self.grad_enabled = True  # False inside no_grad(): ops record no graph
+        self.anomaly = False  # True inside detect_anomaly(): stop at the first nan/inf
+
+
+class _ThreadState(threading.local):
+    """Each thread's own modes; a new thread starts with the defaults, as in PyTorch."""
+
+    grad_enabled = True
+    anomaly = False
+
+
+_thread_state = _ThreadState()
+
+
+class _ThreadModes:
+    """The class `modes` has while some thread is inside a mode block: per-thread values.
+
+    Same layout as _Modes (a plain __dict__), so `modes.__class__` can switch between them.
+    """
+
+    @property
+    def grad_enabled(self) -> bool:
+        return _thread_state.grad_enabled
+
+    @grad_enabled.setter
+    def grad_enabled(self, value: bool) -> None:
+        _thread_state.grad_enabled = value
+
+    @property
+    def anomaly(self) -> bool:
+        return _thread_state.anomaly
+
+    @anomaly.setter
+    def anomaly(self, value: bool) -> None:
+        _thread_state.anomaly = value
 
 
 modes = _Modes()
+_blocks_lock = threading.Lock()
+_blocks_open = 0  # mode blocks entered and not yet left, over all threads
 
 
 @contextlib.contextmanager
-def no_grad() -> Iterator[None]:
-    """Record no graph inside this block (also usable as a decorator), as torch.no_grad."""
-    previous = modes.grad_enabled
-    modes.grad_enabled = False
+def _mode_block(switch: str, value: bool) -> Iterator[None]:
+    """Set this thread's `switch` to `value` for the block; restore its previous value after."""
+    global _blocks_open
+    with _blocks_lock:
+        _blocks_open += 1
+        if _blocks_open == 1:
+            modes.__class__ = _ThreadModes
+    previous = getattr(_thread_state, switch)
+    setattr(_thread_state, switch, value)
     try:
         yield
     finally:
-        modes.grad_enabled = previous
+        setattr(_thread_state, switch, previous)
+        with _blocks_lock:
+            _blocks_open -= 1
+            if _blocks_open == 0:  # every thread is back to the defaults: the fast path
+                modes.__class__ = _Modes
 
 
-@contextlib.contextmanager
-def enable_grad() -> Iterator[None]:
-    """Record the graph again inside this block, even within no_grad()."""
-    previous = modes.grad_enabled
-    modes.grad_enabled = True
-    try:
-        yield
-    finally:
-        modes.grad_enabled = previous
+def no_grad() -> contextlib.AbstractContextManager[None]:
+    """Record no graph inside this block (also usable as a decorator), as torch.no_grad.
+
+    Applies to the thread that entered it; other threads keep recording.
+    """
+    return _mode_block("grad_enabled", False)
+
+
+def enable_grad() -> contextlib.AbstractContextManager[None]:
+    """Record the graph again inside this block, even within no_grad() (this thread only)."""
+    return _mode_block("grad_enabled", True)
 
 
 def is_grad_enabled() -> bool:
-    """True unless inside no_grad()."""
+    """True unless this thread is inside no_grad()."""
     return modes.grad_enabled
 
 
-@contextlib.contextmanager
-def detect_anomaly() -> Iterator[None]:
-    """Raise FloatingPointError at the first nan/inf produced in forward or backward."""
-    previous = modes.anomaly
-    modes.anomaly = True
-    try:
-        yield
-    finally:
-        modes.anomaly = previous
+def detect_anomaly() -> contextlib.AbstractContextManager[None]:
+    """Raise FloatingPointError at the first nan/inf produced in forward or backward
+    (in the thread that entered the block)."""
+    return _mode_block("anomaly", True)
 
 
 def topological_order(root: Any) -> list:
