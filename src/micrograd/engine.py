@@ -121,8 +121,11 @@ def _as_float(data: object) -> float:
             return inf if data > 0 else -inf  # (copysign would convert the int: overflow)
     if _is_scalar_like(data):  # np.bool_, np.float32(2), np.array(1.5), torch.tensor(2.)
         return _as_float(data.item())  # type: ignore[attr-defined]
-    if hasattr(data, "__index__") and not isinstance(data, (str, bytes)):
-        return _as_float(operator.index(data))  # type: ignore[arg-type]
+    if hasattr(data, "__index__"):  # an int-like type of someone else's
+        try:
+            return _as_float(operator.index(data))  # type: ignore[arg-type]
+        except TypeError:  # e.g. a numpy array with elements: refused below
+            pass
     raise TypeError(
         f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r:.60}"
     )
