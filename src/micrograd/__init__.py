@@ -43,8 +43,11 @@ _TORCH_PATHS = {
 
 def __getattr__(name: str):
     if name in _TENSOR_NAMES:
+        import importlib
+
         import micrograd.tensors.engine as tensor_engine
 
+        importlib.import_module("micrograd.tensors.gradcheck")  # torch.autograd.gradcheck
         return getattr(tensor_engine, name)
     if name in _SUBMODULES:
         import importlib

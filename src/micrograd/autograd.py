@@ -283,10 +283,12 @@ def _describe(nodes: tuple) -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """`torch.autograd.gradcheck` in a ported script: the Tensor gradcheck, loaded on first
-    use (it needs numpy; this module stays standard-library only)."""
+    """`torch.autograd.gradcheck` in a ported script is the Tensor gradcheck. It needs numpy
+    and this module knows nothing above it, so micrograd.tensors.gradcheck puts it here when
+    it loads (micrograd.tensor(...) loads it); before that, say where it lives."""
     if name == "gradcheck":
-        from micrograd.tensors.gradcheck import gradcheck
-
-        return gradcheck
+        raise AttributeError(
+            "micrograd.autograd.gradcheck checks Tensor graphs and loads with the Tensor "
+            "engine: import micrograd.tensors.gradcheck (or make a micrograd.tensor first); "
+            "for Values, use micrograd.gradcheck.gradcheck")
     raise AttributeError(f"module 'micrograd.autograd' has no attribute {name!r}")

@@ -19,14 +19,18 @@ __all__ = ["numerical_grad", "gradcheck", "GradcheckError"]
 
 
 class GradcheckError(AssertionError):
-    """Raised by gradcheck when an analytic gradient disagrees with the numeric one.
+    """Raised by gradcheck (Values and Tensors alike) when backward() disagrees with
+    central differences.
 
-    `.mismatches` holds one (index, analytic, numeric, error) tuple per failing argument.
+    `.mismatches` holds one (index, analytic, numeric, error) tuple per failing argument
+    of the scalar gradcheck; the Tensor gradcheck stops at the first element and says it
+    in the message.
     """
 
-    def __init__(self, message: str, mismatches: list[tuple[int, float, float, float]]):
+    def __init__(self, message: str,
+                 mismatches: list[tuple[int, float, float, float]] | None = None):
         super().__init__(message)
-        self.mismatches = mismatches
+        self.mismatches = mismatches if mismatches is not None else []
 
 
 def numerical_grad(
