@@ -16,7 +16,7 @@ def is_positive_int(n: Any) -> bool:
 
 
 def check_positive_int(name: str, n: Any) -> int:
-    """n as an int, or ValueError: '{name} must be a positive int, got {n!r}'."""
+    """n as an int, or ValueError: '{name} must be a positive integer, got {n!r}'."""
     if not is_positive_int(n):
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
+        raise ValueError(f"{name} must be a positive integer, got {n!r}")
     return int(n.__index__())
