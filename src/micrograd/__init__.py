@@ -30,7 +30,7 @@ _TENSOR_NAMES = frozenset({
 # works after a bare `import micrograd`, as `torch.optim.SGD` does after `import torch`.
 _SUBMODULES = frozenset({
     "autograd", "engine", "nn", "optim", "losses", "datasets", "gradcheck", "demos", "cli",
-    "viz", "tensors", "check",
+    "viz", "tensors", "check", "lecture",
 })
 
 # PyTorch paths a ported script may reach for, and where they live here.

@@ -9,7 +9,7 @@ a learner reading engine.py.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 inf, nan = math.inf, math.nan
 
@@ -36,7 +36,7 @@ def divide(a: float, b: float) -> float:
     try:
         return a / b
     except ZeroDivisionError:
-        if a == 0 or a != a:
+        if a == 0 or math.isnan(a):
             return nan
         return math.copysign(inf, a) * math.copysign(1.0, b)
 

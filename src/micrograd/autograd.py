@@ -22,7 +22,8 @@ import contextlib
 import functools
 import gc
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 class _Modes:

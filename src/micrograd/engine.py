@@ -29,8 +29,9 @@ import math
 import numbers
 import operator
 import types
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Union
+from typing import Any, Union
 
 from micrograd import _floats, autograd
 from micrograd._floats import divide, domain, power
@@ -142,7 +143,7 @@ class Value:
 
     # __dict__ too: a learner may set attributes of their own (v.name = 'x'), as on the
     # lecture's class. It costs nothing until used: CPython creates the dict on first write.
-    __slots__ = ("data", "grad", "label", "_prev", "_op", "_grad_fn", "__weakref__", "__dict__")
+    __slots__ = ("__dict__", "__weakref__", "_grad_fn", "_op", "_prev", "data", "grad", "label")
 
     def __init__(self, data: Number, _children: tuple = (), _op: str = "", label: str = ""):
         if type(data) is not float:
@@ -508,9 +509,9 @@ class _CustomOpBackward:
     shared, the nodes copied) and pickled when `derivative` is importable by name.
     """
 
-    __slots__ = ("info", "derivative")
+    __slots__ = ("derivative", "info")
 
-    def __init__(self, info: OpInfo, derivative: Callable[..., Union[float, tuple]]):
+    def __init__(self, info: OpInfo, derivative: Callable[..., float | tuple]):
         self.info = info
         self.derivative = derivative
 
@@ -545,7 +546,7 @@ class _CustomOpBackward:
 def define_op(
     name: str,
     forward: Callable[..., float],
-    derivative: Callable[..., Union[float, tuple]],
+    derivative: Callable[..., float | tuple],
 ) -> Callable[..., Value]:
     """Make a new differentiable op from its forward function and its local derivative.
 

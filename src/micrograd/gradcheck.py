@@ -10,12 +10,12 @@ h = 1e-5 balances that against floating-point rounding (smaller h is worse, not 
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from micrograd.autograd import no_grad
 from micrograd.engine import Value
 
-__all__ = ["numerical_grad", "gradcheck", "GradcheckError"]
+__all__ = ["GradcheckError", "gradcheck", "numerical_grad"]
 
 
 class GradcheckError(AssertionError):

@@ -17,12 +17,12 @@ differences; `Neuron`, `Layer`, `MLP` and `draw_dot` are the lecture's code shap
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from micrograd import _floats
-from micrograd import engine
+from micrograd import _floats, engine
 
-__all__ = ["Value", "Neuron", "Layer", "MLP", "trace", "draw_dot"]
+__all__ = ["MLP", "Layer", "Neuron", "Value", "draw_dot", "trace"]
 
 
 class Value(engine.Value):
@@ -136,7 +136,7 @@ def draw_dot(root: engine.Value) -> Any:
     nodes, edges = trace(root)
     for n in nodes:
         uid = str(id(n))
-        dot.node(name=uid, label="{ %s | data %.4f | grad %.4f }" % (n.label, n.data, n.grad),
+        dot.node(name=uid, label=f"{{ {n.label} | data {n.data:.4f} | grad {n.grad:.4f} }}",
                  shape="record")
         if n._op:
             dot.node(name=uid + n._op, label=n._op)

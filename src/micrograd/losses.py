@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Union
 
 from micrograd._floats import sigmoid
 from micrograd.engine import Value, define_op
@@ -25,13 +26,13 @@ Number = Union[int, float]
 Scalar = Union[Value, Number]
 
 __all__ = [
-    "mse",
-    "hinge_loss",
-    "logistic_loss",
     "cross_entropy",
+    "hinge_loss",
     "l2_penalty",
-    "softplus",
+    "logistic_loss",
     "logsumexp",
+    "mse",
+    "softplus",
 ]
 
 REDUCTIONS = ("mean", "sum", "none")

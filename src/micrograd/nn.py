@@ -13,7 +13,7 @@ the lecture's fine-grained graph, e.g. for pictures and the backward trace.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from micrograd._validate import check_positive_int
 from micrograd.engine import Number, Value, weighted_sum

@@ -12,13 +12,12 @@ import pickle
 import threading
 
 import pytest
+from conftest import require_module
 
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value, define_op
 from micrograd.nn import MLP
-from conftest import require_module
-
 
 # --- grad modes apply to the thread that entered them -------------------------------------
 
@@ -137,9 +136,8 @@ def test_a_new_thread_starts_with_grad_enabled_even_inside_no_grad():
 
 
 def test_mode_is_restored_when_the_block_raises():
-    with pytest.raises(ZeroDivisionError):
-        with micrograd.no_grad():
-            1 / 0
+    with pytest.raises(ZeroDivisionError), micrograd.no_grad():
+        1 / 0
     assert autograd.is_grad_enabled()
 
 

@@ -11,9 +11,7 @@ import math
 import random
 
 import pytest
-
 from conftest import require_module
-
 
 # --- the oracle: the lecture's code, as written in the video --------------------------------
 
@@ -188,12 +186,12 @@ def test_the_lecture_neuron_prints_the_videos_number():
 
 
 def test_star_import_gives_the_lecture_names():
-    namespace: dict = {}
-    exec("from micrograd.lecture import *", namespace)
-    assert {"Value", "Neuron", "Layer", "MLP", "draw_dot", "trace"} <= set(namespace)
-    from micrograd import engine
+    from micrograd import engine, lecture
 
-    assert issubclass(namespace["Value"], engine.Value)  # the same engine underneath
+    # `import *` takes exactly __all__
+    assert set(lecture.__all__) == {"Value", "Neuron", "Layer", "MLP", "draw_dot", "trace"}
+    assert all(hasattr(lecture, name) for name in lecture.__all__)
+    assert issubclass(lecture.Value, engine.Value)  # the same engine underneath
 
 
 def test_results_of_ops_stay_lecture_values_with_the_lecture_tanh():

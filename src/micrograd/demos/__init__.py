@@ -23,14 +23,30 @@ from typing import Any, NamedTuple
 
 from micrograd import datasets, losses
 from micrograd.autograd import no_grad
-from micrograd.demos.common import (INSTALL_HINT, StepCallback, TrainingRun, check_steps,
-                                    format_step, moons_plots, record)
+from micrograd.demos.common import (
+    INSTALL_HINT,
+    StepCallback,
+    TrainingRun,
+    check_steps,
+    format_step,
+    moons_plots,
+    record,
+)
 from micrograd.engine import Value
 from micrograd.nn import MLP
 from micrograd.optim import SGD, LinearDecay
 
-__all__ = ["TrainingRun", "train_tiny", "train_xor", "train_moons", "model_scores", "run_demo",
-           "DEMOS", "Demo", "format_step"]
+__all__ = [
+    "DEMOS",
+    "Demo",
+    "TrainingRun",
+    "format_step",
+    "model_scores",
+    "run_demo",
+    "train_moons",
+    "train_tiny",
+    "train_xor",
+]
 
 
 def _accuracy(scores: list[Value], labels: list[float]) -> float:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from micrograd._validate import check_positive_int
 
@@ -28,7 +29,7 @@ class TrainingRun:
     accuracies: list[float] = field(default_factory=list)
     X: Any = None
     y: Any = None
-    predict: Optional[Callable[[Any], Any]] = None
+    predict: Callable[[Any], Any] | None = None
 
 
 def record(run: TrainingRun, k: int, loss: float, accuracy: float, on_step: StepCallback) -> None:

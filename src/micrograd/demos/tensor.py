@@ -19,14 +19,21 @@ import os
 import random
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
 from micrograd._validate import is_positive_int
 from micrograd.autograd import no_grad
-from micrograd.demos.common import (INSTALL_HINT, StepCallback, TrainingRun, check_steps,
-                                    format_step, moons_plots, record)
+from micrograd.demos.common import (
+    INSTALL_HINT,
+    StepCallback,
+    TrainingRun,
+    check_steps,
+    format_step,
+    moons_plots,
+    record,
+)
 from micrograd.optim import SGD, Adam, LinearDecay
 from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F

@@ -17,12 +17,19 @@ each step's gradient shapes and summaries.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from micrograd.autograd import topological_order
 from micrograd.engine import Value, op_info
-from micrograd.viz.graph import GraphView, _unique_names, given_names, is_array_node, num
+from micrograd.viz.graph import (
+    GraphView,
+    _unique_names,
+    given_names,
+    is_array_node,
+    num,
+)
 from micrograd.viz.tensor_trace import TensorTrace, tensor_trace_steps
 
 
@@ -109,7 +116,7 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         names = graph.full_names(order)
     else:
         names = _unique_names(order, given_names(names, "trace"))
-    name = lambda node: names[id(node)]  # noqa: E731
+    name = lambda node: names[id(node)]
     grads = {id(node): 0.0 for node in order}
     grads[id(root)] = 1.0
     steps = []
