@@ -85,7 +85,7 @@ def _mode_block(switch: str, value: bool) -> Iterator[None]:
     with _blocks_lock:
         _blocks_open += 1
         if _blocks_open == 1:
-            modes.__class__ = _ThreadModes
+            object.__setattr__(modes, "__class__", _ThreadModes)
     previous = getattr(_thread_state, switch)
     setattr(_thread_state, switch, value)
     try:
@@ -95,7 +95,7 @@ def _mode_block(switch: str, value: bool) -> Iterator[None]:
         with _blocks_lock:
             _blocks_open -= 1
             if _blocks_open == 0:  # every thread is back to the defaults: the fast path
-                modes.__class__ = _Modes
+                object.__setattr__(modes, "__class__", _Modes)
 
 
 def no_grad() -> contextlib.AbstractContextManager[None]:
@@ -209,7 +209,7 @@ def _interior_postorder(root: Any) -> list:
     visited at push time is not pushed at all: in a dense layer most inputs are.)
     """
     order = []
-    visited = set()
+    visited: set[Any] = set()
     remember = visited.add
     stack = [root]
     pop, push = stack.pop, stack.append

@@ -33,7 +33,8 @@ class Value(engine.Value):
     def tanh(self) -> Value:
         """tanh(x) = (e^2x - 1) / (e^2x + 1), the lecture's formula; backward 1 - tanh^2."""
         out = Value(_floats.tanh_lecture(self.data), (self,), "tanh")
-        return out._attach(engine.OPS["tanh"].backward)
+        out._attach(engine.OPS["tanh"].backward)
+        return out
 
     def __repr__(self) -> str:
         return f"Value(data={self.data})"

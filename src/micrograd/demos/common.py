@@ -56,6 +56,8 @@ def moons_plots(run: TrainingRun, out: str, stem: str = "moons", engine_note: st
 
     from micrograd.viz import plots
 
+    if run.predict is None:
+        raise ValueError(f"the {run.name} run has no predict function to draw a boundary with")
     os.makedirs(out, exist_ok=True)
     boundary = plots.save_decision_boundary(
         run.predict, run.X, run.y, os.path.join(out, f"{stem}_decision_boundary.png"
