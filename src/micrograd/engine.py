@@ -301,6 +301,18 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """pickle / deepcopy: a leaf as usual; a computed node as its whole graph, flat.
+
+        Saving node by node would recurse once per op (a RecursionError past ~1000 ops in
+        a chain); a flat list of the graph's computed nodes, in topological order, has no
+        nesting. Leaves stay objects in that list, so a leaf pickled alongside (a model's
+        parameters) is the same object after loading.
+        """
+        if not self._prev:
+            return object.__reduce_ex__(self, protocol)
+        return (_rebuild_graph, (_flatten_graph(self),))
+
 
 # ---------------------------------------------------------------------------------------
 # The backward steps, each with its table entry: forward formula, then what it adds into
@@ -418,6 +430,35 @@ class _HandWrittenBackward:
         )
 
     __reduce__ = __reduce_ex__ = __deepcopy__ = __copy__ = _refuse
+
+
+def _flatten_graph(root: Value) -> list[tuple]:
+    """The computed nodes of root's graph, inputs first, each as plain fields; an input is
+    the index of an earlier record or, for a leaf, the leaf itself."""
+    index: dict[int, int] = {}
+    records = []
+    for node in autograd.topological_order(root):
+        if not node._prev:
+            continue
+        inputs = tuple(index.get(id(c), c) if c._prev else c for c in node._prev)
+        extra = getattr(node, "__dict__", None) or None
+        records.append((type(node), node.data, node.grad, node.label, node._op, node._grad_fn,
+                        inputs, extra))
+        index[id(node)] = len(records) - 1
+    return records
+
+
+def _rebuild_graph(records: list[tuple]) -> Value:
+    """The inverse of _flatten_graph: the graph again, its root last."""
+    nodes: list[Value] = []
+    for cls, data, grad, label, op, grad_fn, inputs, extra in records:
+        node = cls.__new__(cls)
+        node.data, node.grad, node.label, node._op, node._grad_fn = data, grad, label, op, grad_fn
+        node._prev = tuple(nodes[i] if type(i) is int else i for i in inputs)
+        if extra:
+            node.__dict__.update(extra)
+        nodes.append(node)
+    return nodes[-1]
 
 
 def _do_nothing() -> None:

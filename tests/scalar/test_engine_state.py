@@ -252,3 +252,20 @@ def test_a_learner_can_set_attributes_of_their_own():
     v.note = [1, 2]
     assert (v.name, v.note) == ("x", [1, 2])
     assert (v * 3).data == 6.0
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_deep_graph_pickles_and_deepcopies_without_recursion_error(how):
+    x = Value(1.0, label="x")
+    y = x
+    for _ in range(5000):  # far past the recursion limit if saved node by node
+        y = y * 1.0001 + 0.1
+    y.name = "a learner's attribute"
+    if how == "pickle":
+        y2, x2 = pickle.loads(pickle.dumps((y, x)))
+    else:
+        y2, x2 = copy.deepcopy((y, x))
+    assert y2.data == y.data and x2.label == "x" and y2.name == "a learner's attribute"
+    y2.backward()
+    assert x2.grad == pytest.approx(1.0001 ** 5000, rel=1e-9)  # d/dx of 5000 times (*1.0001)
+    assert x.grad == 0.0
