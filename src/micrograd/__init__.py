@@ -30,7 +30,7 @@ _TENSOR_NAMES = frozenset({
 # works after a bare `import micrograd`, as `torch.optim.SGD` does after `import torch`.
 _SUBMODULES = frozenset({
     "autograd", "engine", "nn", "optim", "losses", "datasets", "gradcheck", "demos", "cli",
-    "viz", "tensors", "check",
+    "viz", "tensors", "check", "lecture",
 })
 
 # PyTorch paths a ported script may reach for, and where they live here.
@@ -43,8 +43,11 @@ _TORCH_PATHS = {
 
 def __getattr__(name: str):
     if name in _TENSOR_NAMES:
+        import importlib
+
         import micrograd.tensors as tensors
 
+        importlib.import_module("micrograd.tensors.gradcheck")  # torch.autograd.gradcheck
         return getattr(tensors, name)
     if name in _SUBMODULES:
         import importlib

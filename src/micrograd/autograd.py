@@ -19,56 +19,107 @@ cyclic garbage collector never has to crawl it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
-from typing import Any, Iterator
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 
 class _Modes:
-    """Global switches read by every op (one attribute lookup each)."""
+    """Grad-recording and anomaly switches, read by every op (one attribute lookup each).
 
-    grad_enabled = True  # False inside no_grad(): ops record no graph
-    anomaly = False  # True inside detect_anomaly(): stop at the first nan/inf
+    Fast path: while no thread is inside a mode block, both are plain attributes holding
+    the defaults (record the graph, no anomaly checks), so the hot path of every op pays
+    one dict lookup. While any thread is inside a block, `modes` switches its class to
+    _ThreadModes, whose properties read the calling thread's own setting, as PyTorch's
+    grad mode is per thread. The last block to end switches back.
+    """
+
+    def __init__(self) -> None:
+        self.grad_enabled = True  # False inside no_grad(): ops record no graph
+        self.anomaly = False  # True inside detect_anomaly(): stop at the first nan/inf
+
+
+class _ThreadState(threading.local):
+    """Each thread's own modes; a new thread starts with the defaults, as in PyTorch."""
+
+    grad_enabled = True
+    anomaly = False
+
+
+_thread_state = _ThreadState()
+
+
+def _reader(switch: str) -> Any:
+    """modes.<switch> -> this thread's value, all in C (partial of getattr: no Python frame
+    per op). The modes instance arrives as getattr's unused default argument."""
+    return functools.partial(getattr, _thread_state, switch)
+
+
+def _writer(switch: str) -> Any:
+    def write(self: Any, value: bool) -> None:
+        setattr(_thread_state, switch, value)
+    return write
+
+
+class _ThreadModes:
+    """The class `modes` has while some thread is inside a mode block: per-thread values.
+
+    Same layout as _Modes (a plain __dict__), so `modes.__class__` can switch between them.
+    """
+
+    grad_enabled = property(_reader("grad_enabled"), _writer("grad_enabled"))
+    anomaly = property(_reader("anomaly"), _writer("anomaly"))
 
 
 modes = _Modes()
+_blocks_lock = threading.Lock()
+_blocks_open = 0  # mode blocks entered and not yet left, over all threads
 
 
 @contextlib.contextmanager
-def no_grad() -> Iterator[None]:
-    """Record no graph inside this block (also usable as a decorator), as torch.no_grad."""
-    previous = modes.grad_enabled
-    modes.grad_enabled = False
+def _mode_block(switch: str, value: bool) -> Iterator[None]:
+    """Set this thread's `switch` to `value` for the block; restore its previous value after."""
+    global _blocks_open
+    with _blocks_lock:
+        _blocks_open += 1
+        if _blocks_open == 1:
+            object.__setattr__(modes, "__class__", _ThreadModes)
+    previous = getattr(_thread_state, switch)
+    setattr(_thread_state, switch, value)
     try:
         yield
     finally:
-        modes.grad_enabled = previous
+        setattr(_thread_state, switch, previous)
+        with _blocks_lock:
+            _blocks_open -= 1
+            if _blocks_open == 0:  # every thread is back to the defaults: the fast path
+                object.__setattr__(modes, "__class__", _Modes)
 
 
-@contextlib.contextmanager
-def enable_grad() -> Iterator[None]:
-    """Record the graph again inside this block, even within no_grad()."""
-    previous = modes.grad_enabled
-    modes.grad_enabled = True
-    try:
-        yield
-    finally:
-        modes.grad_enabled = previous
+def no_grad() -> contextlib.AbstractContextManager[None]:
+    """Record no graph inside this block (also usable as a decorator), as torch.no_grad.
+
+    Applies to the thread that entered it; other threads keep recording.
+    """
+    return _mode_block("grad_enabled", False)
+
+
+def enable_grad() -> contextlib.AbstractContextManager[None]:
+    """Record the graph again inside this block, even within no_grad() (this thread only)."""
+    return _mode_block("grad_enabled", True)
 
 
 def is_grad_enabled() -> bool:
-    """True unless inside no_grad()."""
+    """True unless this thread is inside no_grad()."""
     return modes.grad_enabled
 
 
-@contextlib.contextmanager
-def detect_anomaly() -> Iterator[None]:
-    """Raise FloatingPointError at the first nan/inf produced in forward or backward."""
-    previous = modes.anomaly
-    modes.anomaly = True
-    try:
-        yield
-    finally:
-        modes.anomaly = previous
+def detect_anomaly() -> contextlib.AbstractContextManager[None]:
+    """Raise FloatingPointError at the first nan/inf produced in forward or backward
+    (in the thread that entered the block)."""
+    return _mode_block("anomaly", True)
 
 
 def topological_order(root: Any) -> list:
@@ -158,7 +209,7 @@ def _interior_postorder(root: Any) -> list:
     visited at push time is not pushed at all: in a dense layer most inputs are.)
     """
     order = []
-    visited = set()
+    visited: set[Any] = set()
     remember = visited.add
     stack = [root]
     pop, push = stack.pop, stack.append
@@ -233,10 +284,12 @@ def _describe(nodes: tuple) -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """`torch.autograd.gradcheck` in a ported script: the Tensor gradcheck, loaded on first
-    use (it needs numpy; this module stays standard-library only)."""
+    """`torch.autograd.gradcheck` in a ported script is the Tensor gradcheck. It needs numpy
+    and this module knows nothing above it, so micrograd.tensors.gradcheck puts it here when
+    it loads (micrograd.tensor(...) loads it); before that, say where it lives."""
     if name == "gradcheck":
-        from micrograd.tensors.gradcheck import gradcheck
-
-        return gradcheck
+        raise AttributeError(
+            "micrograd.autograd.gradcheck checks Tensor graphs and loads with the Tensor "
+            "engine: import micrograd.tensors.gradcheck (or make a micrograd.tensor first); "
+            "for Values, use micrograd.gradcheck.gradcheck")
     raise AttributeError(f"module 'micrograd.autograd' has no attribute {name!r}")

@@ -12,11 +12,11 @@ without it, a graph is freed by reference counting the moment its last reference
 (in micrograd 0.1.0 the cyclic garbage collector took ~90% of the demo's training time).
 The lecture's zero-argument `o._backward()` still works: see the `_backward` property.
 
-The three ops a neural net runs thousands of times per step (+, *, relu) go one step
-further: their backward step is written once, as a function of the node alone (it reads
-the inputs from `out._prev`), instead of a new closure per call -- just as PyTorch has one
+Every op's backward step is written once, as a function of the node alone (it reads the
+inputs from `out._prev`), instead of a new closure per call -- just as PyTorch has one
 MulBackward0 for every product. Same numbers; a graph of a third as many Python objects,
-which is what the cyclic garbage collector spends its time crawling.
+and one that can be pickled and deep-copied. Next to each backward step, its entry in the
+op table (`OPS`) writes the same derivative as text, for the trace, the docs and the checker.
 
 Numbers follow IEEE float64 as PyTorch does: overflow gives inf and a domain error gives
 nan, instead of Python's OverflowError / ValueError / ZeroDivisionError.
@@ -27,9 +27,14 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from typing import Any, Callable, Iterable, Union
+import operator
+import types
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
 
-from micrograd import autograd
+from micrograd import _floats, autograd
+from micrograd._floats import divide, domain, power
 from micrograd.autograd import modes
 
 Number = Union[int, float]
@@ -37,66 +42,77 @@ inf, nan = math.inf, math.nan
 
 
 # ---------------------------------------------------------------------------------------
-# IEEE-style float helpers: Python raises where C and PyTorch return inf or nan.
+# The op table: each op's name in the graph, its inputs and its local derivative as text.
+# The numbers always come from the op's own backward step below; the text is what the
+# backward trace, the docs and the checker print. An op and its entry sit side by side.
 # ---------------------------------------------------------------------------------------
 
-def _is_odd_integer(k: float) -> bool:
-    return float(k).is_integer() and int(k) % 2 == 1
+@dataclass(frozen=True)
+class OpInfo:
+    """One scalar op: what `_op` calls it, its arity, and its formulas as text.
+
+    Formula texts are `str.format` templates: `{0}`, `{1}` are the inputs, `{out}` the
+    output, `{k}` a constant exponent; `.data` / `.grad` read a node's number.
+    `derivatives[i]` is what `backward` adds into input i's grad, e.g. for `*`
+    `("{1.data} * {out.grad}", "{0.data} * {out.grad}")`. Empty for ops made by
+    `define_op`, whose derivative is a Python function rather than a formula.
+    """
+
+    name: str
+    arity: int  # number of inputs; -1 for w·x+b, which takes 2n + 1
+    forward: str  # e.g. "{0} * {1}"
+    derivatives: tuple[str, ...]
+    backward: Callable[..., None] = field(repr=False, compare=False)
+
+    def forward_text(self, n_inputs: int) -> str:
+        """The forward formula for a node with `n_inputs` inputs."""
+        if self.name != "w·x+b":
+            return self.forward
+        n = (n_inputs - 1) // 2
+        return " + ".join([f"{{{i}}}*{{{n + i}}}" for i in range(n)] + [f"{{{2 * n}}}"])
+
+    def derivative_texts(self, n_inputs: int) -> tuple[str, ...]:
+        """derivatives, one per input, for a node with `n_inputs` inputs."""
+        if self.name != "w·x+b":
+            return self.derivatives
+        n = (n_inputs - 1) // 2
+        return (tuple(f"{{{n + i}.data}} * {{out.grad}}" for i in range(n))
+                + tuple(f"{{{i}.data}} * {{out.grad}}" for i in range(n)) + ("{out.grad}",))
 
 
-def _pow(x: float, k: float) -> float:
-    """x ** k with C semantics: 0 ** -1 = inf, (-8) ** 0.5 = nan, 10 ** 1000 = inf."""
-    try:
-        result = x ** k
-    except ZeroDivisionError:  # 0 ** negative
-        return math.copysign(inf, x) if _is_odd_integer(k) else inf
-    except OverflowError:  # too large -- or, for a negative x, complex: nan as in C
-        if x < 0 and not float(k).is_integer():
-            return nan
-        return -inf if x < 0 and _is_odd_integer(k) else inf
-    return nan if isinstance(result, complex) else result
+_ops: dict[str, OpInfo] = {}
+OPS: Mapping[str, OpInfo] = types.MappingProxyType(_ops)
+"""Every built-in scalar op by its `_op` name (`"**k"` stands for `**2`, `**-1`, ...)."""
 
 
-def _div(a: float, b: float) -> float:
-    """a / b with IEEE semantics: 1 / 0 = inf, 0 / 0 = nan."""
-    try:
-        return a / b
-    except ZeroDivisionError:
-        if a == 0 or a != a:
-            return nan
-        return math.copysign(inf, a) * math.copysign(1.0, b)
+def _op(name: str, arity: int, forward: str, *derivatives: str) -> Callable:
+    """Register the decorated backward step as op `name`'s, with its formulas."""
+    def register(backward: Callable[..., None]) -> Callable[..., None]:
+        _ops[name] = OpInfo(name, arity, forward, derivatives, backward)
+        return backward
+    return register
 
 
-def _exp(x: float) -> float:
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return inf
+def op_info(node: Any) -> OpInfo | None:
+    """The table entry of the op that made `node`, if its backward step is that op's own.
 
-
-def _log(x: float) -> float:
-    if x > 0:
-        return math.log(x)
-    return -inf if x == 0 else nan  # log(0) = -inf; log(negative or nan) = nan
-
-
-def _domain(f: Callable[[float], float], x: float) -> float:
-    """f(x), or nan where math raises a domain error (sin(inf), sqrt(-1))."""
-    try:
-        return f(x)
-    except ValueError:
-        return nan
-
-
-def _sigmoid(x: float) -> float:
-    # Two forms so that exp never overflows: stable at +-1000, like torch.sigmoid.
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = _exp(x)
-    return e / (1.0 + e)
+    None for a leaf and for a backward step written by hand (`out._backward = ...`),
+    whatever `_op` says; a `define_op` op gives its own entry (with no formula text).
+    """
+    backward = node._grad_fn
+    if backward is None:
+        return None
+    if isinstance(backward, _CustomOpBackward):
+        return backward.info
+    if isinstance(backward, functools.partial):  # ** with a constant exponent
+        backward = backward.func
+    name = "**k" if node._op[:2] == "**" and len(node._op) > 2 else node._op
+    info = _ops.get(name)
+    return info if info is not None and info.backward is backward else None
 
 
 def _as_float(data: object) -> float:
+    """A real number as a float: Python's numbers, numpy scalars and 0-d arrays alike."""
     if type(data) is float:  # the common case, without the slower ABC isinstance check
         return data
     if isinstance(data, numbers.Real):
@@ -104,15 +120,30 @@ def _as_float(data: object) -> float:
             return float(data)
         except OverflowError:  # an int too large for a float
             return inf if data > 0 else -inf  # (copysign would convert the int: overflow)
+    if _is_scalar_like(data):  # np.bool_, np.float32(2), np.array(1.5), torch.tensor(2.)
+        return _as_float(data.item())  # type: ignore[attr-defined]
+    if hasattr(data, "__index__"):  # an int-like type of someone else's
+        try:
+            return _as_float(operator.index(data))  # type: ignore[arg-type]
+        except TypeError:  # e.g. a numpy array with elements: refused below
+            pass
     raise TypeError(
         f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r:.60}"
     )
 
 
+def _is_scalar_like(x: object) -> bool:
+    """A numpy scalar or 0-d array (or anything with .item() and ndim 0), duck-typed: this
+    module must not import numpy. Its item() is then checked like any other number."""
+    return getattr(x, "ndim", None) == 0 and callable(getattr(x, "item", None))
+
+
 class Value:
     """Stores a single scalar value and its gradient."""
 
-    __slots__ = ("data", "grad", "label", "_prev", "_op", "_grad_fn", "__weakref__")
+    # __dict__ too: a learner may set attributes of their own (v.name = 'x'), as on the
+    # lecture's class. It costs nothing until used: CPython creates the dict on first write.
+    __slots__ = ("__dict__", "__weakref__", "_grad_fn", "_op", "_prev", "data", "grad", "label")
 
     def __init__(self, data: Number, _children: tuple = (), _op: str = "", label: str = ""):
         if type(data) is not float:
@@ -122,15 +153,19 @@ class Value:
         self.label = label
         self._op = _op  # the op that produced this node, for pictures and debugging
         self._prev = tuple(_children) if modes.grad_enabled else ()  # inputs, in order
-        self._grad_fn = None  # the local chain-rule step; None for a leaf
+        self._grad_fn: Callable[[Value], None] | None = None  # local chain-rule step; None: leaf
         if modes.anomaly and _children:  # detect_anomaly(): stop at the op that made a nan/inf
             autograd.check_forward(_op, data, tuple(_children), math.isfinite)
 
-    def _attach(self, backward: Callable[["Value"], None]) -> "Value":
+    def _attach(self, backward: Callable[[Value], None]) -> Value:
         """Step 3 of every op: remember how to send this node's grad to its inputs."""
         if self._prev:  # nothing to remember under no_grad()
             self._grad_fn = backward
         return self
+
+    # Every backward step below is a plain function of the output node alone: it reads the
+    # inputs back from out._prev. No closure holds a node, so a graph can be pickled and
+    # deep-copied, and one function serves every node of its op (as PyTorch's MulBackward0).
 
     # --- the two ops the lecture starts with --------------------------------------------
 
@@ -139,131 +174,62 @@ class Value:
         if other is NotImplemented:
             return NotImplemented
         out = Value(self.data + other.data, (self, other), "+")
-        return out._attach(Value._add_backward)
-
-    @staticmethod
-    def _add_backward(out: Value) -> None:  # d(a+b)/da = d(a+b)/db = 1: routes the gradient
-        a, b = out._prev
-        a.grad += out.grad
-        b.grad += out.grad
+        return out._attach(_add_backward)
 
     def __mul__(self, other: Value | Number) -> Value:
         other = _as_value(other)
         if other is NotImplemented:
             return NotImplemented
         out = Value(self.data * other.data, (self, other), "*")
-        return out._attach(Value._mul_backward)
-
-    @staticmethod
-    def _mul_backward(out: Value) -> None:  # d(a*b)/da = b, d(a*b)/db = a: multiplication swaps
-        a, b = out._prev
-        a.grad += b.data * out.grad
-        b.grad += a.data * out.grad
+        return out._attach(_mul_backward)
 
     def __pow__(self, other: Value | Number) -> Value:
         if isinstance(other, Value):
-            return self._pow_value(other)
+            out = Value(power(self.data, other.data), (self, other), "**")
+            return out._attach(_pow_backward)
         if not isinstance(other, numbers.Real):
             return NotImplemented
         k = _as_float(other)  # same numbers as float ** int; an int past float range is +-inf
-        out = Value(_pow(self.data, k), (self,), f"**{other}")
-
-        def _backward(out):  # d(x**k)/dx = k * x**(k-1)  (0 when k == 0, as PyTorch)
-            local = k * _pow(self.data, k - 1) if k != 0 else 0.0
-            self.grad += local * out.grad
-
-        return out._attach(_backward)
-
-    def _pow_value(self, other: Value) -> Value:
-        """x ** y with y a Value too: the gradient reaches both."""
-        out = Value(_pow(self.data, other.data), (self, other), "**")
-
-        def _backward(out):
-            x, y = self.data, other.data
-            # d/dx = y * x**(y-1);  d/dy = x**y * log(x), taken as 0 at x = 0, y >= 0
-            dx = y * _pow(x, y - 1) if y != 0 else 0.0
-            dy = 0.0 if x == 0 and y >= 0 else out.data * _log(x)
-            self.grad += dx * out.grad
-            other.grad += dy * out.grad
-
-        return out._attach(_backward)
+        out = Value(power(self.data, k), (self,), f"**{other}")
+        return out._attach(functools.partial(_pow_const_backward, k))
 
     # --- nonlinearities: each one knows its local derivative -----------------------------
 
     def relu(self) -> Value:
         out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
-        return out._attach(Value._relu_backward)
-
-    @staticmethod
-    def _relu_backward(out: Value) -> None:  # 1 where the output is positive, else 0
-        (x,) = out._prev
-        x.grad += (out.data > 0) * out.grad
+        return out._attach(_relu_backward)
 
     def tanh(self) -> Value:
-        t = math.tanh(self.data)
-        out = Value(t, (self,), "tanh")
-
-        def _backward(out):  # tanh'(x) = 1 - tanh(x)**2
-            self.grad += (1 - t**2) * out.grad
-
-        return out._attach(_backward)
+        out = Value(math.tanh(self.data), (self,), "tanh")
+        return out._attach(_tanh_backward)
 
     def sigmoid(self) -> Value:
-        s = _sigmoid(self.data)
-        out = Value(s, (self,), "sigmoid")
-
-        def _backward(out):  # sigma'(x) = sigma(x) * (1 - sigma(x))
-            self.grad += s * (1 - s) * out.grad
-
-        return out._attach(_backward)
+        out = Value(_floats.sigmoid(self.data), (self,), "sigmoid")
+        return out._attach(_sigmoid_backward)
 
     def exp(self) -> Value:
-        out = Value(_exp(self.data), (self,), "exp")
-
-        def _backward(out):  # (e**x)' = e**x, already in out.data
-            self.grad += out.data * out.grad
-
-        return out._attach(_backward)
+        out = Value(_floats.exp(self.data), (self,), "exp")
+        return out._attach(_exp_backward)
 
     def log(self) -> Value:
-        out = Value(_log(self.data), (self,), "log")
-
-        def _backward(out):  # (log x)' = 1/x
-            self.grad += _div(out.grad, self.data)
-
-        return out._attach(_backward)
+        out = Value(_floats.log(self.data), (self,), "log")
+        return out._attach(_log_backward)
 
     def sqrt(self) -> Value:
-        out = Value(_domain(math.sqrt, self.data), (self,), "sqrt")
-
-        def _backward(out):  # (sqrt x)' = 1 / (2 sqrt x)
-            self.grad += _div(out.grad, 2.0 * out.data)
-
-        return out._attach(_backward)
+        out = Value(domain(math.sqrt, self.data), (self,), "sqrt")
+        return out._attach(_sqrt_backward)
 
     def sin(self) -> Value:
-        out = Value(_domain(math.sin, self.data), (self,), "sin")
-
-        def _backward(out):  # sin' = cos
-            self.grad += _domain(math.cos, self.data) * out.grad
-
-        return out._attach(_backward)
+        out = Value(domain(math.sin, self.data), (self,), "sin")
+        return out._attach(_sin_backward)
 
     def cos(self) -> Value:
-        out = Value(_domain(math.cos, self.data), (self,), "cos")
-
-        def _backward(out):  # cos' = -sin
-            self.grad += -_domain(math.sin, self.data) * out.grad
-
-        return out._attach(_backward)
+        out = Value(domain(math.cos, self.data), (self,), "cos")
+        return out._attach(_cos_backward)
 
     def __abs__(self) -> Value:
         out = Value(abs(self.data), (self,), "abs")
-
-        def _backward(out):  # |x|' = sign(x), taken as 0 at 0
-            self.grad += ((self.data > 0) - (self.data < 0)) * out.grad
-
-        return out._attach(_backward)
+        return out._attach(_abs_backward)
 
     abs = __abs__
 
@@ -287,7 +253,7 @@ class Value:
     @_backward.setter
     def _backward(self, fn: Callable[[], None]) -> None:
         # Lecture-style custom ops assign a zero-argument closure: `out._backward = f`.
-        self._grad_fn = lambda node: fn()
+        self._grad_fn = _HandWrittenBackward(fn)
 
     _is_finite = staticmethod(math.isfinite)  # for detect_anomaly()
 
@@ -321,7 +287,7 @@ class Value:
             return NotImplemented
         if isinstance(other, Value):
             return self * other**-1
-        return self * _pow(_as_float(other), -1)  # a huge int is inf, as in Value(10**400)
+        return self * power(_as_float(other), -1)  # a huge int is inf, as in Value(10**400)
 
     def __rtruediv__(self, other: Number) -> Value:  # other / self
         if not _is_operand(other):
@@ -335,6 +301,165 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """pickle / deepcopy: a leaf as usual; a computed node as its whole graph, flat.
+
+        Saving node by node would recurse once per op (a RecursionError past ~1000 ops in
+        a chain); a flat list of the graph's computed nodes, in topological order, has no
+        nesting. Leaves stay objects in that list, so a leaf pickled alongside (a model's
+        parameters) is the same object after loading.
+        """
+        if not self._prev:
+            return object.__reduce_ex__(self, protocol)
+        return (_rebuild_graph, (_flatten_graph(self),))
+
+
+# ---------------------------------------------------------------------------------------
+# The backward steps, each with its table entry: forward formula, then what it adds into
+# each input's grad. `out` is the node whose grad is being sent back to its inputs.
+# ---------------------------------------------------------------------------------------
+
+@_op("+", 2, "{0} + {1}", "{out.grad}", "{out.grad}")
+def _add_backward(out: Value) -> None:  # d(a+b)/da = d(a+b)/db = 1: routes the gradient
+    a, b = out._prev
+    a.grad += out.grad
+    b.grad += out.grad
+
+
+@_op("*", 2, "{0} * {1}", "{1.data} * {out.grad}", "{0.data} * {out.grad}")
+def _mul_backward(out: Value) -> None:  # d(a*b)/da = b, d(a*b)/db = a: multiplication swaps
+    a, b = out._prev
+    a.grad += b.data * out.grad
+    b.grad += a.data * out.grad
+
+
+@_op("**k", 1, "{0}**{k}", "{k} * {0.data}**({k} - 1) * {out.grad}")
+def _pow_const_backward(k: float, out: Value) -> None:  # d(x**k)/dx = k * x**(k-1)
+    (x,) = out._prev
+    local = k * power(x.data, k - 1) if k != 0 else 0.0  # 0 when k == 0, as PyTorch
+    x.grad += local * out.grad
+
+
+@_op("**", 2, "{0} ** {1}",
+     "{1.data} * {0.data}**({1.data} - 1) * {out.grad}", "{out.data} * log({0.data}) * {out.grad}")
+def _pow_backward(out: Value) -> None:  # x ** y with y a Value too: the gradient reaches both
+    x, y = out._prev
+    # d/dx = y * x**(y-1);  d/dy = x**y * log(x), taken as 0 at x = 0, y >= 0
+    dx = y.data * power(x.data, y.data - 1) if y.data != 0 else 0.0
+    dy = 0.0 if x.data == 0 and y.data >= 0 else out.data * _floats.log(x.data)
+    x.grad += dx * out.grad
+    y.grad += dy * out.grad
+
+
+@_op("ReLU", 1, "relu({0})", "({out.data} > 0) * {out.grad}")
+def _relu_backward(out: Value) -> None:  # 1 where the output is positive, else 0
+    (x,) = out._prev
+    x.grad += (out.data > 0) * out.grad
+
+
+@_op("tanh", 1, "tanh({0})", "(1 - {out.data}**2) * {out.grad}")
+def _tanh_backward(out: Value) -> None:  # tanh'(x) = 1 - tanh(x)**2
+    (x,) = out._prev
+    x.grad += (1 - out.data**2) * out.grad
+
+
+@_op("sigmoid", 1, "sigmoid({0})", "{out.data} * (1 - {out.data}) * {out.grad}")
+def _sigmoid_backward(out: Value) -> None:  # sigma'(x) = sigma(x) * (1 - sigma(x))
+    (x,) = out._prev
+    s = out.data
+    x.grad += s * (1 - s) * out.grad
+
+
+@_op("exp", 1, "exp({0})", "{out.data} * {out.grad}")
+def _exp_backward(out: Value) -> None:  # (e**x)' = e**x, already in out.data
+    (x,) = out._prev
+    x.grad += out.data * out.grad
+
+
+@_op("log", 1, "log({0})", "{out.grad} / {0.data}")
+def _log_backward(out: Value) -> None:  # (log x)' = 1/x
+    (x,) = out._prev
+    x.grad += divide(out.grad, x.data)
+
+
+@_op("sqrt", 1, "sqrt({0})", "{out.grad} / (2 * {out.data})")
+def _sqrt_backward(out: Value) -> None:  # (sqrt x)' = 1 / (2 sqrt x)
+    (x,) = out._prev
+    x.grad += divide(out.grad, 2.0 * out.data)
+
+
+@_op("sin", 1, "sin({0})", "cos({0.data}) * {out.grad}")
+def _sin_backward(out: Value) -> None:  # sin' = cos
+    (x,) = out._prev
+    x.grad += domain(math.cos, x.data) * out.grad
+
+
+@_op("cos", 1, "cos({0})", "-sin({0.data}) * {out.grad}")
+def _cos_backward(out: Value) -> None:  # cos' = -sin
+    (x,) = out._prev
+    x.grad += -domain(math.sin, x.data) * out.grad
+
+
+@_op("abs", 1, "abs({0})", "sign({0.data}) * {out.grad}")
+def _abs_backward(out: Value) -> None:  # |x|' = sign(x), taken as 0 at 0
+    (x,) = out._prev
+    x.grad += ((x.data > 0) - (x.data < 0)) * out.grad
+
+
+class _HandWrittenBackward:
+    """A backward step assigned by hand, lecture-style: `out._backward = closure`.
+
+    The closure captures the very nodes it updates, so a copy of the graph would send its
+    gradients into the original's nodes: copying and pickling refuse, saying so.
+    """
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], None]):
+        self.fn = fn
+
+    def __call__(self, node: Value) -> None:
+        self.fn()
+
+    def _refuse(self, *args: object) -> Any:
+        raise TypeError(
+            "can't copy or pickle a Value whose backward step was assigned by hand "
+            "(out._backward = a closure): the closure refers to the original nodes. "
+            "Save the numbers instead (e.g. [p.data for p in model.parameters()]) and "
+            "rebuild the graph, or make the op with micrograd.define_op"
+        )
+
+    __reduce__ = __reduce_ex__ = __deepcopy__ = __copy__ = _refuse
+
+
+def _flatten_graph(root: Value) -> list[tuple]:
+    """The computed nodes of root's graph, inputs first, each as plain fields; an input is
+    the index of an earlier record or, for a leaf, the leaf itself."""
+    index: dict[int, int] = {}
+    records = []
+    for node in autograd.topological_order(root):
+        if not node._prev:
+            continue
+        inputs = tuple(index.get(id(c), c) if c._prev else c for c in node._prev)
+        extra = getattr(node, "__dict__", None) or None
+        records.append((type(node), node.data, node.grad, node.label, node._op, node._grad_fn,
+                        inputs, extra))
+        index[id(node)] = len(records) - 1
+    return records
+
+
+def _rebuild_graph(records: list[tuple]) -> Value:
+    """The inverse of _flatten_graph: the graph again, its root last."""
+    nodes: list[Value] = []
+    for cls, data, grad, label, op, grad_fn, inputs, extra in records:
+        node = cls.__new__(cls)
+        node.data, node.grad, node.label, node._op, node._grad_fn = data, grad, label, op, grad_fn
+        node._prev = tuple(nodes[i] if type(i) is int else i for i in inputs)
+        if extra:
+            node.__dict__.update(extra)
+        nodes.append(node)
+    return nodes[-1]
+
 
 def _do_nothing() -> None:
     pass
@@ -342,7 +467,8 @@ def _do_nothing() -> None:
 
 def _is_operand(x: object) -> bool:
     """Can x take part in an op with a Value? (a Value or a real number)"""
-    return type(x) is float or type(x) is int or isinstance(x, (Value, numbers.Real))
+    return (type(x) is float or type(x) is int or isinstance(x, (Value, numbers.Real))
+            or _is_scalar_like(x))
 
 
 def _as_value(x: object) -> Value:
@@ -378,6 +504,8 @@ def weighted_sum(
     return out._attach(_weighted_sum_backward)
 
 
+@_op("w·x+b", -1, "{0}*{n} + ... + {2n}", "{n+i.data} * {out.grad} for w_i",
+     "{i.data} * {out.grad} for x_i", "{out.grad} for the bias")  # texts: derivative_texts()
 def _weighted_sum_backward(out: Value) -> None:
     """d/dwi = xi * out.grad, d/dxi = wi * out.grad, d/dbias = out.grad.
 
@@ -415,10 +543,51 @@ def _call_user(name: str, what: str, function: Callable, xs: list) -> Any:
                    f"{type(error).__name__}: {error}{advice}") from error
 
 
+class _CustomOpBackward:
+    """The backward step of an op made by define_op: the user's derivative at the inputs.
+
+    An object rather than a closure, so the graph can be deep-copied (the functions are
+    shared, the nodes copied) and pickled when `derivative` is importable by name.
+    """
+
+    __slots__ = ("derivative", "info")
+
+    def __init__(self, info: OpInfo, derivative: Callable[..., float | tuple]):
+        self.info = info
+        self.derivative = derivative
+
+    def __call__(self, out: Value) -> None:
+        inputs = out._prev
+        name = self.info.name
+        partials = _call_user(name, "derivative", self.derivative, [a.data for a in inputs])
+        if not isinstance(partials, (tuple, list)):  # one number: one partial
+            partials = (partials,)
+        if len(partials) != len(inputs):
+            raise ValueError(
+                f"derivative of {name} returned {len(partials)} partials for {len(inputs)} inputs"
+            )
+        for a, d in zip(inputs, partials):
+            a.grad += d * out.grad
+
+    def __deepcopy__(self, memo: dict) -> _CustomOpBackward:
+        return self  # holds no node: the copy's backward reads the copied out._prev
+
+    def __reduce__(self) -> tuple:
+        qualname = getattr(self.derivative, "__qualname__", "")
+        if "<lambda>" in qualname or "<locals>" in qualname:
+            raise TypeError(
+                f"can't pickle a graph containing the custom op {self.info.name!r}: its "
+                f"derivative {qualname} is a lambda or a local function, which pickle cannot "
+                f"save by name. Define it with `def` at module level, or save the numbers "
+                f"(e.g. [p.data for p in model.parameters()]) instead of the graph"
+            )
+        return (_CustomOpBackward, (self.info, self.derivative))
+
+
 def define_op(
     name: str,
     forward: Callable[..., float],
-    derivative: Callable[..., Union[float, tuple]],
+    derivative: Callable[..., float | tuple],
 ) -> Callable[..., Value]:
     """Make a new differentiable op from its forward function and its local derivative.
 
@@ -430,6 +599,9 @@ def define_op(
         y = cube(Value(2.0))    # y.data == 8.0; after y.backward(), x.grad == 12.0
     """
 
+    info = OpInfo(name, -1, "", (), _CustomOpBackward.__call__)
+    backward = _CustomOpBackward(info, derivative)
+
     def op(*args: Value | Number) -> Value:
         inputs = tuple(a if isinstance(a, Value) else _as_value(a) for a in args)
         if any(a is NotImplemented for a in inputs):
@@ -437,20 +609,7 @@ def define_op(
             raise TypeError(f"{name}() takes Values or numbers, got {type(bad).__name__}")
         xs = [a.data for a in inputs]
         out = Value(_as_float(_call_user(name, "forward", forward, xs)), inputs, name)
-
-        def _backward(out):
-            partials = _call_user(name, "derivative", derivative, xs)
-            if not isinstance(partials, (tuple, list)):  # one number: one partial
-                partials = (partials,)
-            if len(partials) != len(inputs):
-                raise ValueError(
-                    f"derivative of {name} returned {len(partials)} partials "
-                    f"for {len(inputs)} inputs"
-                )
-            for a, d in zip(inputs, partials):
-                a.grad += d * out.grad
-
-        return out._attach(_backward)
+        return out._attach(backward)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"The custom op {name!r}, made by define_op."

@@ -10,23 +10,27 @@ h = 1e-5 balances that against floating-point rounding (smaller h is worse, not 
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from micrograd.autograd import no_grad
 from micrograd.engine import Value
 
-__all__ = ["numerical_grad", "gradcheck", "GradcheckError"]
+__all__ = ["GradcheckError", "gradcheck", "numerical_grad"]
 
 
 class GradcheckError(AssertionError):
-    """Raised by gradcheck when an analytic gradient disagrees with the numeric one.
+    """Raised by gradcheck (Values and Tensors alike) when backward() disagrees with
+    central differences.
 
-    `.mismatches` holds one (index, analytic, numeric, error) tuple per failing argument.
+    `.mismatches` holds one (index, analytic, numeric, error) tuple per failing argument
+    of the scalar gradcheck; the Tensor gradcheck stops at the first element and says it
+    in the message.
     """
 
-    def __init__(self, message: str, mismatches: list[tuple[int, float, float, float]]):
+    def __init__(self, message: str,
+                 mismatches: list[tuple[int, float, float, float]] | None = None):
         super().__init__(message)
-        self.mismatches = mismatches
+        self.mismatches = mismatches if mismatches is not None else []
 
 
 def numerical_grad(

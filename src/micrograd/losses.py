@@ -16,21 +16,23 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Union
 
+from micrograd._floats import sigmoid
 from micrograd.engine import Value, define_op
 
 Number = Union[int, float]
 Scalar = Union[Value, Number]
 
 __all__ = [
-    "mse",
-    "hinge_loss",
-    "logistic_loss",
     "cross_entropy",
+    "hinge_loss",
     "l2_penalty",
-    "softplus",
+    "logistic_loss",
     "logsumexp",
+    "mse",
+    "softplus",
 ]
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -44,14 +46,7 @@ def _softplus_forward(z: float) -> float:
     return max(z, 0.0) + math.log1p(math.exp(-abs(z)))
 
 
-def _sigmoid(z: float) -> float:
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
-
-
-softplus = define_op("softplus", _softplus_forward, _sigmoid)
+softplus = define_op("softplus", _softplus_forward, sigmoid)
 softplus.__doc__ = "softplus(z) = log(1 + e^z), stable for any z; d/dz = sigmoid(z)."
 
 

@@ -13,8 +13,9 @@ the lecture's fine-grained graph, e.g. for pictures and the backward trace.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
+from micrograd._validate import check_positive_int
 from micrograd.engine import Number, Value, weighted_sum
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
@@ -42,7 +43,7 @@ class Neuron(Module):
         fused: bool = True,
         rng: random.Random | None = None,
     ):
-        _check_size("nin", nin)
+        check_positive_int("nin", nin)
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
         uniform = (rng or random).uniform
@@ -78,7 +79,7 @@ class Layer(Module):
     """nout independent neurons reading the same input."""
 
     def __init__(self, nin: int, nout: int, **kwargs):
-        _check_size("nout", nout)
+        check_positive_int("nout", nout)
         self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
 
     def forward(self, x: Sequence[Value | Number]) -> list[Value]:
@@ -114,7 +115,7 @@ class MLP(Module):
         fused: bool = True,
         rng: random.Random | None = None,
     ):
-        _check_size("nin", nin)
+        check_positive_int("nin", nin)
         if isinstance(nouts, int) or not nouts:
             raise ValueError(f"nouts must be a non-empty list of layer sizes, got {nouts!r}")
         for name, value in (("activation", activation), ("output_activation", output_activation)):
@@ -162,8 +163,3 @@ def _check_inputs(who: str, x: object, n: int) -> None:
         ) from None
     if given != n:
         raise ValueError(f"{who} expects {n} inputs, got {given}")
-
-
-def _check_size(name: str, n: object) -> None:
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")

@@ -68,7 +68,8 @@ def test_moons_demo_reproduces_the_notebooks_published_numbers_through_the_cli(
         runs.append(demos.train_moons(**kwargs))
         return runs[-1]
 
-    monkeypatch.setitem(demos.DEMOS, "moons", (recording_train_moons, demos.DEMOS["moons"][1]))
+    monkeypatch.setitem(demos.DEMOS, "moons",
+                        demos.DEMOS["moons"]._replace(train=recording_train_moons))
     assert main(["demo", "moons", "--out", str(tmp_path)]) == 0  # what `make demo` runs
     [run] = runs
     assert len(run.model.parameters()) == 337  # "number of parameters 337"
@@ -198,9 +199,9 @@ def test_moons_without_scikit_learn_and_matplotlib_names_both(monkeypatch, capsy
 
 def test_tensor_engine_and_digits_are_delegated_to_the_tensor_demos(monkeypatch):
     calls = []
-    fake = types.ModuleType("micrograd.tensors.demos")
+    fake = types.ModuleType("micrograd.demos.tensor")
     fake.run_demo = lambda name, **kwargs: calls.append((name, kwargs)) or 0
-    monkeypatch.setitem(sys.modules, "micrograd.tensors.demos", fake)
+    monkeypatch.setitem(sys.modules, "micrograd.demos.tensor", fake)
     assert main(["demo", "moons", "--engine", "tensor", "--steps", "5", "--out", "x"]) == 0
     assert main(["demo", "digits", "--seed", "3"]) == 0
     assert calls == [
@@ -211,7 +212,7 @@ def test_tensor_engine_and_digits_are_delegated_to_the_tensor_demos(monkeypatch)
 
 def test_missing_tensor_demos_give_a_message_and_nonzero_exit(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "micrograd.tensors", None)
-    monkeypatch.delitem(sys.modules, "micrograd.tensors.demos", raising=False)
+    monkeypatch.delitem(sys.modules, "micrograd.demos.tensor", raising=False)
     assert main(["demo", "digits"]) == 1
     assert "Tensor engine's demos" in capsys.readouterr().err
 

@@ -498,7 +498,7 @@ def test_a_pytorch_training_script_gives_the_same_losses_on_micrograd():
 # --- demos ------------------------------------------------------------------------------
 
 def test_digits_demo_reaches_97_percent_with_a_fixed_seed(tmp_path, capsys):
-    from micrograd.tensors.demos import run_demo
+    from micrograd.demos.tensor import run_demo
 
     assert run_demo("digits", out=str(tmp_path), seed=0) == 0
     printed = capsys.readouterr().out
@@ -509,7 +509,7 @@ def test_digits_demo_reaches_97_percent_with_a_fixed_seed(tmp_path, capsys):
 
 
 def test_digits_accuracy_is_computed_against_the_held_out_labels():
-    from micrograd.tensors.demos import confusion_matrix_text
+    from micrograd.demos.tensor import confusion_matrix_text
 
     text = confusion_matrix_text(np.array([0, 1, 1, 2]), np.array([0, 1, 2, 2]), classes=3)
     rows = [line.split() for line in text.splitlines()[2:]]
@@ -521,7 +521,7 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
 
     Figure = require_module("matplotlib.figure").Figure
 
-    from micrograd.tensors.demos import _plot_misclassified
+    from micrograd.demos.tensor import _plot_misclassified
 
     titles = []
     original = Figure.suptitle
@@ -538,13 +538,13 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
 def test_demo_pictures_leave_the_callers_matplotlib_backend_alone(tmp_path):
     from conftest import require_module
 
-    from micrograd.tensors.demos import _plot_misclassified, train_moons
+    from micrograd.demos.tensor import _plot_misclassified, _run_moons
 
     matplotlib = require_module("matplotlib")
     before = matplotlib.get_backend()
     matplotlib.use("svg")  # a notebook's inline backend, say: the demos must not switch it
     try:
-        train_moons(out=str(tmp_path), steps=1, verbose=False)
+        _run_moons(out=str(tmp_path), steps=1, seed=1337, verbose=False)
         _plot_misclassified(np.zeros((2, 8, 8)), np.array([0, 1]), np.array([1, 1]),
                             str(tmp_path / "digits.png"))
         assert matplotlib.get_backend() == "svg"
@@ -559,10 +559,10 @@ def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_p
 
     from micrograd.engine import Value
     from micrograd.nn import MLP
-    from micrograd.tensors.demos import train_moons
+    from micrograd.demos.tensor import _run_moons
 
     steps = 8
-    tensor_losses = train_moons(out=str(tmp_path), steps=steps, seed=1337, verbose=False)
+    tensor_losses = _run_moons(out=str(tmp_path), steps=steps, seed=1337, verbose=False).losses
     assert (tmp_path / "moons_tensor_boundary.png").exists()
     # the notebook's loop on the scalar engine, same seeds
     np.random.seed(1337)
@@ -587,16 +587,16 @@ def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_p
 
 def test_moons_demo_losses_are_the_same_on_both_engines_for_any_step_count(tmp_path):
     from micrograd import demos as scalar_demos
-    from micrograd.tensors.demos import train_moons
+    from micrograd.demos.tensor import train_moons
 
     # 8 steps, not the notebook's 100: the learning rate decays over the run's own length
-    tensor_losses = train_moons(out=None, steps=8, seed=1337, verbose=False)
+    tensor_losses = train_moons(steps=8, seed=1337).losses  # one contract for both engines
     scalar_losses = scalar_demos.train_moons(steps=8, seed=1337).losses
     np.testing.assert_allclose(tensor_losses, scalar_losses, rtol=1e-10)
 
 
 def test_demo_names_and_steps_are_checked(capsys):
-    from micrograd.tensors.demos import run_demo
+    from micrograd.demos.tensor import run_demo
 
     assert run_demo("xor") == 2
     assert run_demo("digits", steps=0) == 2

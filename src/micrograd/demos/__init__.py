@@ -7,44 +7,46 @@
            hinge loss + 1e-4 * L2, SGD with lr = 1.0 - 0.9*k/100, 100 full-batch steps,
            seed 1337 -- it prints the notebook's numbers (step 99 loss 0.010978370135492717)
 
-Each `train_*` function returns a TrainingRun (losses, accuracies, model) and can be used
-from Python; `run_demo` adds the progress bar, the printout and, for moons, the PNGs.
-`--engine tensor` and the digits demo are handed to the Tensor engine's demos.
+Each `train_*` function, on either engine, is `train_x(steps, seed, on_step=None) ->
+TrainingRun` (losses, accuracies, model) and can be used from Python; `run_demo` adds the
+progress bar, the printout and, for moons, the PNGs. `DEMOS` is the one registry: every
+demo with its defaults and the engines it runs on. The Tensor engine's demos (digits, and
+moons with `--engine tensor`) live in demos/tensor.py, loaded only when asked for (numpy).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import random
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, NamedTuple
 
 from micrograd import datasets, losses
 from micrograd.autograd import no_grad
+from micrograd.demos.common import (
+    INSTALL_HINT,
+    StepCallback,
+    TrainingRun,
+    check_steps,
+    format_step,
+    moons_plots,
+    record,
+)
 from micrograd.engine import Value
 from micrograd.nn import MLP
 from micrograd.optim import SGD, LinearDecay
 
-__all__ = ["TrainingRun", "train_tiny", "train_xor", "train_moons", "model_scores", "run_demo"]
-
-INSTALL_HINT = "pip install 'micrograd[demo]'"
-
-# Called after every step with (step, loss, accuracy); the CLI uses it for the progress bar.
-StepCallback = Optional[Callable[[int, float, float], None]]
-
-
-@dataclass
-class TrainingRun:
-    """What a demo's training produced: one loss and one accuracy (0..1) per step, and the model."""
-
-    name: str
-    model: MLP
-    losses: list[float] = field(default_factory=list)
-    accuracies: list[float] = field(default_factory=list)
-    X: Any = None
-    y: Any = None
+__all__ = [
+    "DEMOS",
+    "Demo",
+    "TrainingRun",
+    "format_step",
+    "model_scores",
+    "run_demo",
+    "train_moons",
+    "train_tiny",
+    "train_xor",
+]
 
 
 def _accuracy(scores: list[Value], labels: list[float]) -> float:
@@ -53,16 +55,11 @@ def _accuracy(scores: list[Value], labels: list[float]) -> float:
     return sum(hits) / len(hits)
 
 
-def _check_steps(steps: int) -> None:
-    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-
-
 def train_tiny(
     steps: int = 20, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None
 ) -> TrainingRun:
     """The lecture's loop: 4 samples, MLP(3, [4, 4, 1]) all tanh, sum of squared errors, SGD."""
-    _check_steps(steps)
+    check_steps(steps)
     xs, ys = datasets.tiny()
     model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
@@ -73,7 +70,7 @@ def train_tiny(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        _record(run, k, loss.data, _accuracy(ypred, ys), on_step)
+        record(run, k, loss.data, _accuracy(ypred, ys), on_step)
     return run
 
 
@@ -81,7 +78,7 @@ def train_xor(
     steps: int = 300, seed: int = 42, lr: float = 0.1, on_step: StepCallback = None
 ) -> TrainingRun:
     """The textbook's XOR: MLP(2, [4, 1]) all tanh from random.Random(seed), squared error, SGD."""
-    _check_steps(steps)
+    check_steps(steps)
     X, Y = datasets.xor()
     model = MLP(2, [4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
@@ -92,7 +89,7 @@ def train_xor(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        _record(run, k, loss.data, _accuracy(ypred, Y), on_step)
+        record(run, k, loss.data, _accuracy(ypred, Y), on_step)
     return run
 
 
@@ -103,12 +100,12 @@ def train_moons(steps: int = 100, seed: int = 1337, on_step: StepCallback = None
     moons(seed=seed) is make_moons after np.random.seed(seed); so the default seed 1337
     reproduces the notebook's losses and accuracies.
     """
-    _check_steps(steps)
+    check_steps(steps)
     X, y = datasets.moons(n_samples=100, noise=0.1, seed=seed, signed=True)
     model = MLP(2, [16, 16, 1], rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=1.0)
     schedule = LinearDecay(opt, decay=0.9, steps=steps)  # lr = 1.0 - 0.9*k/steps
-    run = TrainingRun("moons", model, X=X, y=y)
+    run = TrainingRun("moons", model, X=X, y=y, predict=lambda points: model_scores(model, points))
     labels = [float(v) for v in y]
     for k in range(steps):
         inputs = [list(map(Value, xrow)) for xrow in X]
@@ -120,15 +117,8 @@ def train_moons(steps: int = 100, seed: int = 1337, on_step: StepCallback = None
         total_loss.backward()
         opt.step()
         schedule.step()
-        _record(run, k, total_loss.data, _accuracy(scores, labels), on_step)
+        record(run, k, total_loss.data, _accuracy(scores, labels), on_step)
     return run
-
-
-def _record(run: TrainingRun, k: int, loss: float, accuracy: float, on_step: StepCallback) -> None:
-    run.losses.append(loss)
-    run.accuracies.append(accuracy)
-    if on_step is not None:
-        on_step(k, loss, accuracy)
 
 
 def model_scores(model: MLP, points: Any) -> list[float]:
@@ -139,22 +129,25 @@ def model_scores(model: MLP, points: Any) -> list[float]:
 
 # --- the command-line demo ----------------------------------------------------------------
 
-DEMOS = {
-    "tiny": (train_tiny, {"steps": 20, "seed": 42}),
-    "xor": (train_xor, {"steps": 300, "seed": 42}),
-    "moons": (train_moons, {"steps": 100, "seed": 1337}),
-}
-NEEDS = {  # optional packages per demo: (import name, what to call it)
-    "tiny": [("tqdm", "tqdm")],
-    "xor": [("tqdm", "tqdm")],
-    "moons": [("tqdm", "tqdm"), ("numpy", "numpy"), ("sklearn.datasets", "scikit-learn"),
-              ("matplotlib.figure", "matplotlib")],
-}
+class Demo(NamedTuple):
+    """A registry entry: how to train it, its defaults, and the engines it runs on."""
+
+    train: Any  # train(steps, seed, on_step) -> TrainingRun; None: see demos/tensor.py
+    defaults: dict
+    engines: tuple = ("scalar",)
+    needs: tuple = (("tqdm", "tqdm"),)  # optional packages: (import name, what to install)
 
 
-def format_step(k: int, loss: float, accuracy: float, width: int = 3) -> str:
-    """One summary line: 'step  99  loss 0.010978  accuracy 100.0%'."""
-    return f"step {k:>{width}}  loss {loss:.6f}  accuracy {accuracy * 100:5.1f}%"
+_PLOTTING = (("tqdm", "tqdm"), ("numpy", "numpy"), ("sklearn.datasets", "scikit-learn"),
+             ("matplotlib.figure", "matplotlib"))
+DEMOS: dict[str, Demo] = {
+    "tiny": Demo(train_tiny, {"steps": 20, "seed": 42}),
+    "xor": Demo(train_xor, {"steps": 300, "seed": 42}),
+    "moons": Demo(train_moons, {"steps": 100, "seed": 1337}, ("scalar", "tensor"), _PLOTTING),
+    "digits": Demo(None, {"steps": 3000, "seed": 0}, ("tensor",), _PLOTTING),
+    # steps None: 8 epochs (micrograd.demos.mnist); its data comes from --data or the cache
+    "mnist": Demo(None, {"steps": None, "seed": 0}, ("tensor",), (("numpy", "numpy"),)),
+}
 
 
 def run_demo(
@@ -169,34 +162,25 @@ def run_demo(
     `data`: the folder of a demo's data files (mnist), instead of the download cache."""
     if engine not in (None, "scalar", "tensor"):
         raise ValueError(f"engine must be 'scalar' or 'tensor', got {engine!r}")
-    if name == "mnist":  # the Tensor engine's MNIST demo, in micrograd.demos.mnist
-        if engine == "scalar":
-            print("micrograd demo mnist: runs on the Tensor engine only (drop --engine scalar)",
-                  file=sys.stderr)
-            return 2
-        try:
-            from micrograd.demos.mnist import run_demo as run_mnist
-        except ModuleNotFoundError as error:  # numpy: the Tensor engine's one requirement
-            print(f"micrograd demo mnist needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
-            return 3
-        return run_mnist(out=out, steps=steps, seed=seed, data_dir=data)
-    if engine == "tensor" or name == "digits":
+    if name not in DEMOS:
+        raise ValueError(f"unknown demo {name!r}; choose one of {sorted(DEMOS)}")
+    demo = DEMOS[name]
+    if engine == "tensor" or demo.engines == ("tensor",):
         if engine == "scalar":
             print(f"micrograd demo {name}: runs on the Tensor engine only (drop --engine scalar)",
                   file=sys.stderr)
             return 2
+        if name == "mnist":
+            return _run_mnist(out=out, steps=steps, seed=seed, data=data)
         return _run_tensor_demo(name, out=out, steps=steps, seed=seed)
-    if name not in DEMOS:
-        raise ValueError(f"unknown demo {name!r}; choose one of {sorted(DEMOS) + ['digits', 'mnist']}")
-    missing = [label for module, label in NEEDS[name] if not _importable(module)]
+    missing = [label for module, label in demo.needs if not _importable(module)]
     if missing:
         print(f"micrograd demo {name} needs {', '.join(missing)}: {INSTALL_HINT}", file=sys.stderr)
         return 3
 
-    train, defaults = DEMOS[name]
-    steps = defaults["steps"] if steps is None else steps
-    seed = defaults["seed"] if seed is None else seed
-    _check_steps(steps)
+    steps = demo.defaults["steps"] if steps is None else steps
+    seed = demo.defaults["seed"] if seed is None else seed
+    check_steps(steps)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ValueError(f"seed must be an integer, got {seed!r}")
 
@@ -215,12 +199,12 @@ def run_demo(
             tqdm.write(format_step(k, loss, accuracy, width), file=sys.stdout)
 
     try:
-        run = train(steps=steps, seed=seed, on_step=on_step)
+        run = demo.train(steps=steps, seed=seed, on_step=on_step)
     finally:
         bar.close()
     print(f"final  loss {run.losses[-1]:.6f}  accuracy {run.accuracies[-1] * 100:.1f}%")
     if name == "moons":
-        for path in _moons_plots(run, out):
+        for path in moons_plots(run, out):
             print(f"wrote {path}")
     return 0
 
@@ -236,29 +220,9 @@ def _describe(name: str, steps: int, seed: int) -> str:
     }[name]
 
 
-def _moons_plots(run: TrainingRun, out: str) -> list[str]:
-    from micrograd.viz import plots
-
-    os.makedirs(out, exist_ok=True)
-    boundary = plots.save_decision_boundary(
-        lambda points: model_scores(run.model, points),
-        run.X,
-        run.y,
-        os.path.join(out, "moons_decision_boundary.png"),
-        title=f"moons: accuracy {run.accuracies[-1] * 100:.1f}% after {len(run.losses)} steps",
-    )
-    curve = plots.save_loss_curve(
-        run.losses,
-        os.path.join(out, "moons_loss.png"),
-        accuracies=run.accuracies,
-        title="moons: hinge loss + L2 (log scale) and accuracy",
-    )
-    return [boundary, curve]
-
-
 def _run_tensor_demo(name: str, out: str, steps: int | None, seed: int | None) -> int:
     try:
-        tensor_demos = importlib.import_module("micrograd.tensors.demos")
+        tensor_demos = importlib.import_module("micrograd.demos.tensor")
     except ModuleNotFoundError as error:
         if error.name and error.name.startswith("micrograd"):
             print(f"micrograd demo {name}: the Tensor engine's demos ({error.name}) are not "
@@ -267,6 +231,15 @@ def _run_tensor_demo(name: str, out: str, steps: int | None, seed: int | None) -
         print(f"micrograd demo {name} needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
         return 3
     return tensor_demos.run_demo(name, out=out, steps=steps, seed=seed)
+
+
+def _run_mnist(out: str, steps: int | None, seed: int | None, data: str | None) -> int:
+    try:
+        from micrograd.demos.mnist import run_demo as run_mnist
+    except ModuleNotFoundError as error:  # numpy: the Tensor engine's one requirement
+        print(f"micrograd demo mnist needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
+        return 3
+    return run_mnist(out=out, steps=steps, seed=seed, data_dir=data)
 
 
 def _importable(module: str) -> bool:

@@ -75,7 +75,7 @@ __all__ = [
 
 # The rest of the package loads on first use (PEP 562): `micrograd.tensors.nn.Linear`
 # works after `import micrograd`, without paying for the demos' imports up front.
-_SUBMODULES = frozenset({"nn", "functional", "data", "gradcheck", "demos"})
+_SUBMODULES = frozenset({"nn", "functional", "data", "gradcheck"})  # demos: micrograd.demos
 
 
 def __getattr__(name: str):

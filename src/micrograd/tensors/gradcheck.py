@@ -11,12 +11,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from micrograd import autograd
 from micrograd.autograd import no_grad
+from micrograd.gradcheck import GradcheckError
 from micrograd.tensors.tensor import Tensor
 
-
-class GradcheckError(AssertionError):
-    """backward() and central differences disagree."""
+__all__ = ["gradcheck", "GradcheckError"]  # one GradcheckError, for Values and Tensors
 
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
@@ -77,3 +77,8 @@ def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> di
     out.backward(seed)
     return {i: (np.zeros_like(inputs[i].data) if inputs[i].grad is None
                 else np.array(inputs[i].grad)) for i in checked}
+
+
+# `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is
+# below the Tensor engine and must not import it, so the engine's gradcheck registers itself.
+autograd.gradcheck = gradcheck  # type: ignore[attr-defined]

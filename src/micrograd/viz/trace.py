@@ -1,27 +1,35 @@
 """trace: the forward values, then backprop step by step with the chain rule in numbers.
 
 The steps follow the engine's own order (`autograd.topological_order`, reversed, as
-`backward()` runs it). Each step is worked out here from the node's op and its inputs'
-numbers, the way the lecture does it by hand, e.g. for L = d * f:
+`backward()` runs it). Each step prints the op's derivative as the engine's op table
+(`engine.OPS`) writes it, then the same formula in numbers, the way the lecture does it by
+hand, e.g. for L = d * f:
 
     f.grad += d.data * L.grad = 4.0 * 1.0 = 4.0
 
-The trace keeps its own gradients and never touches `.grad`, so tracing a graph does not
-change it. Ops made with `define_op` (or a lecture-style `out._backward = ...`) are traced
-generically: their local derivative is read by running the node's own backward once with
-out.grad = 1 on scratch gradients. A Tensor graph gets tensor_trace.py's trace instead:
+The numbers are never worked out here: the node's own backward step runs on scratch
+gradients, so every sum is the engine's to the last bit. The trace keeps its own gradients
+and never touches `.grad`, so tracing a graph does not change it. Ops made with `define_op`
+(or a lecture-style `out._backward = ...`) have no formula text: their step reads
+"x.grad += dcube/dx * y.grad" with the derivative's value. A Tensor graph gets tensor_trace.py's trace instead:
 each step's gradient shapes and summaries.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from micrograd.autograd import topological_order
-from micrograd.engine import _div, _domain, _log, _pow
-from micrograd.viz.graph import GraphView, _unique_names, given_names, is_array_node, num
+from micrograd.engine import Value, op_info
+from micrograd.viz.graph import (
+    GraphView,
+    _unique_names,
+    given_names,
+    is_array_node,
+    num,
+)
 from micrograd.viz.tensor_trace import TensorTrace, tensor_trace_steps
 
 
@@ -29,11 +37,6 @@ def _p(x: float) -> str:
     """A number inside arithmetic: negatives in parentheses, as the lecture writes (-3.0)."""
     text = num(x)
     return f"({text})" if text.startswith("-") else text
-
-
-def _k(k: float) -> str:
-    """An exponent as written in the op name: 2, -1, 0.5."""
-    return str(int(k)) if float(k).is_integer() and abs(k) < 1e15 else repr(float(k))
 
 
 @dataclass
@@ -113,7 +116,7 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         names = graph.full_names(order)
     else:
         names = _unique_names(order, given_names(names, "trace"))
-    name = lambda node: names[id(node)]  # noqa: E731
+    name = lambda node: names[id(node)]
     grads = {id(node): 0.0 for node in order}
     grads[id(root)] = 1.0
     steps = []
@@ -121,11 +124,7 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         if node._grad_fn is None:
             continue
         step = BackwardStep(node, _equation(node, name))
-        for target, formula, arithmetic, value in _local_steps(node, name, grads[id(node)]):
-            before = grads[id(target)]
-            grads[id(target)] = before + value
-            step.contributions.append(
-                Contribution(target, formula, arithmetic, value, before, grads[id(target)]))
+        step.contributions = _local_steps(node, name, grads[id(node)], grads)
         steps.append(step)
     forward = [_forward_line(node, name) for node in order]
     seed = f"{name(root)}.grad = 1.0   (d{name(root)}/d{name(root)} = 1)"
@@ -140,139 +139,124 @@ def trace(root: Any, names: Mapping[str, Any] | None = None) -> str:
     return str(trace_steps(root, names=names))
 
 
-# --- per-op arithmetic -------------------------------------------------------------------
+# --- per-op text and numbers ---------------------------------------------------------------
+#
+# The text of every formula comes from the engine's op table (engine.OPS); the numbers come
+# from running the node's own backward step on scratch gradients, so they are exactly the
+# engine's, whatever the op. Nothing here knows an op's derivative.
 
-_UNARY = {"exp", "log", "sqrt", "tanh", "sigmoid", "ReLU", "sin", "cos", "abs"}
+class _Names:
+    """Fills a formula template with names: {0.data} -> 'a.data', {out.grad} -> 'L.grad'."""
+
+    def __init__(self, name: str):
+        self.data, self.grad, self.name = f"{name}.data", f"{name}.grad", name
+
+    def __format__(self, spec: str) -> str:
+        return self.name
 
 
-def _is_builtin(node: Any) -> bool:
-    """Was this node made by one of engine.py's own ops (not define_op / a custom closure)?"""
-    backward = node._grad_fn
-    if getattr(backward, "__module__", None) != "micrograd.engine":
-        return False
-    # define_op's ops and lecture-style `out._backward = closure` (wrapped by the property
-    # setter) live in engine.py too, but their arithmetic is unknown: traced generically.
-    qualname = getattr(backward, "__qualname__", "")
-    return not qualname.startswith(("define_op.", "Value._backward."))
+class _Numbers:
+    """Fills a formula template with numbers, negatives in parentheses: (-3.0) * 1.0."""
+
+    def __init__(self, data: float, grad: float = 0.0):
+        self.data, self.grad, self.value = _p(data), _p(grad), data
+
+    def __format__(self, spec: str) -> str:
+        return _p(self.value)
+
+
+def _exponent(node: Any) -> str:
+    """The k of a `**k` node, as its op name writes it."""
+    return node._op[2:] if node._op.startswith("**") else ""
 
 
 def _equation(node: Any, name) -> str:
+    info = op_info(node)
     ins = [name(c) for c in node._prev]
-    op = node._op
-    if _is_builtin(node):
-        if op in ("+", "*") and len(ins) == 2:
-            return f"{name(node)} = {ins[0]} {op} {ins[1]}"
-        if op.startswith("**") and len(ins) == 1:
-            return f"{name(node)} = {ins[0]}{op}"
-        if op == "**":
-            return f"{name(node)} = {ins[0]} ** {ins[1]}"
-        if op == "w·x+b":
-            k = (len(ins) - 1) // 2
-            terms = [f"{ins[i]}*{ins[k + i]}" for i in range(k)] + [ins[-1]]
-            return f"{name(node)} = " + " + ".join(terms)
-        if op in _UNARY:
-            return f"{name(node)} = {op.lower()}({ins[0]})"
-    return f"{name(node)} = {op}({', '.join(ins)})"
+    if info is not None and info.forward:
+        text = info.forward_text(len(ins)).format(*map(_Names, ins), k=_exponent(node))
+        return f"{name(node)} = {text}"
+    return f"{name(node)} = {node._op}({', '.join(ins)})"
 
 
 def _forward_line(node: Any, name) -> str:
     if not node._prev:
         kind = "" if getattr(node, "label", "") else "   (a constant)"
         return f"{name(node)} = {num(node.data)}{kind}"
-    xs = [c.data for c in node._prev]
-    op = node._op
     equation = _equation(node, name)
-    if _is_builtin(node):
-        if op in ("+", "*") and len(xs) == 2:
-            return f"{equation} = {_p(xs[0])} {op} {_p(xs[1])} = {num(node.data)}"
-        if op.startswith("**") and len(xs) == 1:
-            return f"{equation} = {_p(xs[0])}{op} = {num(node.data)}"
-        if op in _UNARY:
-            return f"{equation} = {op.lower()}({num(xs[0])}) = {num(node.data)}"
+    info = op_info(node)
+    if info is not None and info.forward and info.arity != -1:
+        template = info.forward_text(len(node._prev))
+        numbers = template.format(  # tanh(0.5), not tanh((0.5)): its own parentheses
+            *(num(c.data) if f"({{{i}}})" in template else _Numbers(c.data)
+              for i, c in enumerate(node._prev)), k=_exponent(node))
+        return f"{equation} = {numbers} = {num(node.data)}"
     return f"{equation} = {num(node.data)}"
 
 
-def _local_steps(node: Any, name, g: float) -> list:
-    """[(input, formula, arithmetic, contribution)] of node's backward, as the engine adds them.
+def _run_backward(node: Any, g: float, scratch_inputs: list) -> None:
+    """node's backward step with out.grad = g, sending into scratch_inputs instead of its
+    inputs: a stand-in output node with the same data and these inputs. (Works for the ops
+    op_info() knows: their backward steps read everything from the node they are given.)"""
+    stand_in = Value(node.data)
+    stand_in._prev = tuple(scratch_inputs)
+    stand_in._op = node._op
+    stand_in.grad = g
+    node._grad_fn(stand_in)
 
-    The arithmetic repeats the engine's float operations in the same order, so the sums
-    equal backward()'s bit for bit.
+
+def _local_steps(node: Any, name, g: float, grads: dict) -> list:
+    """[Contribution] of node's backward with out.grad = g; updates `grads` as backward() would.
+
+    Each input's gradient after the step is the engine's to the last bit: the node's own
+    backward step runs on scratch gradients that start from the trace's current values.
     """
-    op, ins, O = node._op, node._prev, name(node)
-    if not _is_builtin(node):
-        return _generic_steps(node, name, g)
-    if op == "+":
-        return [(c, f"{name(c)}.grad += {O}.grad", "", g) for c in ins]
-    if op == "*":
-        a, b = ins
-        return [
-            (a, f"{name(a)}.grad += {name(b)}.data * {O}.grad", f"{_p(b.data)} * {_p(g)}",
-             b.data * g),
-            (b, f"{name(b)}.grad += {name(a)}.data * {O}.grad", f"{_p(a.data)} * {_p(g)}",
-             a.data * g),
-        ]
-    if op == "**":
-        x, y = ins
-        X, Y = name(x), name(y)
-        dx = y.data * _pow(x.data, y.data - 1) if y.data != 0 else 0.0
-        dy = 0.0 if x.data == 0 and y.data >= 0 else node.data * _log(x.data)
-        return [
-            (x, f"{X}.grad += {Y}.data * {X}.data**({Y}.data - 1) * {O}.grad",
-             f"{_p(dx)} * {_p(g)}", dx * g),
-            (y, f"{Y}.grad += {O}.data * log({X}.data) * {O}.grad", f"{_p(dy)} * {_p(g)}",
-             dy * g),
-        ]
-    if op.startswith("**"):
-        (x,) = ins
-        X = name(x)
-        k = float(op[2:])
-        local = k * _pow(x.data, k - 1) if k != 0 else 0.0
-        return [(x, f"{X}.grad += {_k(k)} * {X}.data**{_k(k - 1)} * {O}.grad",
-                 f"{_p(local)} * {_p(g)}", local * g)]
-    if op == "w·x+b":
-        k = (len(ins) - 1) // 2
-        result = []
-        for w, x in zip(ins[:k], ins[k:2 * k]):
-            result.append((w, f"{name(w)}.grad += {name(x)}.data * {O}.grad",
-                           f"{_p(x.data)} * {_p(g)}", x.data * g))
-            result.append((x, f"{name(x)}.grad += {name(w)}.data * {O}.grad",
-                           f"{_p(w.data)} * {_p(g)}", w.data * g))
-        result.append((ins[-1], f"{name(ins[-1])}.grad += {O}.grad", "", g))
-        return result
-    (x,) = ins
-    X, xd, od = name(x), x.data, node.data
-    if op == "tanh":
-        return [(x, f"{X}.grad += (1 - {O}.data**2) * {O}.grad",
-                 f"(1 - {_p(od)}**2) * {_p(g)}", (1 - od**2) * g)]
-    if op == "sigmoid":
-        return [(x, f"{X}.grad += {O}.data * (1 - {O}.data) * {O}.grad",
-                 f"{_p(od)} * (1 - {_p(od)}) * {_p(g)}", od * (1 - od) * g)]
-    if op == "exp":
-        return [(x, f"{X}.grad += {O}.data * {O}.grad", f"{_p(od)} * {_p(g)}", od * g)]
-    if op == "log":
-        return [(x, f"{X}.grad += {O}.grad / {X}.data", f"{_p(g)} / {_p(xd)}", _div(g, xd))]
-    if op == "sqrt":
-        return [(x, f"{X}.grad += {O}.grad / (2 * {O}.data)", f"{_p(g)} / (2 * {_p(od)})",
-                 _div(g, 2.0 * od))]
-    if op == "ReLU":
-        on = od > 0
-        return [(x, f"{X}.grad += ({O}.data > 0) * {O}.grad", f"{int(on)} * {_p(g)}", on * g)]
-    if op == "sin":
-        local = _domain(math.cos, xd)
-        return [(x, f"{X}.grad += cos({X}.data) * {O}.grad", f"{_p(local)} * {_p(g)}",
-                 local * g)]
-    if op == "cos":
-        local = -_domain(math.sin, xd)
-        return [(x, f"{X}.grad += -sin({X}.data) * {O}.grad", f"{_p(local)} * {_p(g)}",
-                 local * g)]
-    if op == "abs":
-        sign = (xd > 0) - (xd < 0)
-        return [(x, f"{X}.grad += sign({X}.data) * {O}.grad", f"{sign} * {_p(g)}", sign * g)]
-    return _generic_steps(node, name, g)
+    info = op_info(node)
+    if info is None:  # a backward step written by hand: only the real inputs will do
+        return _hand_written_steps(node, name, g, grads)
+    ins = node._prev
+    # 1. what each input position receives, each position its own scratch input
+    shares = [Value(c.data) for c in ins]
+    _run_backward(node, g, shares)
+    locals_ = [Value(c.data) for c in ins]
+    if not info.derivatives:  # define_op: the derivative is a function; show its value
+        _run_backward(node, 1.0, locals_)
+    # 2. the exact sums: one scratch per distinct input, starting at the trace's gradient
+    unique = list({id(c): c for c in ins}.values())
+    totals = {id(c): Value(c.data) for c in unique}
+    for c in unique:
+        totals[id(c)].grad = grads[id(c)]
+    _run_backward(node, g, [totals[id(c)] for c in ins])
+
+    texts = info.derivative_texts(len(ins))
+    names = [_Names(name(c)) for c in ins]
+    numbers = [_Numbers(c.data, grads[id(c)]) for c in ins]
+    out_names, out_numbers = _Names(name(node)), _Numbers(node.data, g)
+    remaining = {id(c): sum(1 for x in ins if x is c) for c in unique}
+    result = []
+    for position, target in enumerate(ins):
+        value = shares[position].grad
+        before = grads[id(target)]
+        remaining[id(target)] -= 1
+        after = totals[id(target)].grad if remaining[id(target)] == 0 else before + value
+        grads[id(target)] = after
+        if texts:
+            template = texts[position]
+            formula = f"{name(target)}.grad += " + template.format(
+                *names, out=out_names, k=_exponent(node))
+            arithmetic = "" if template == "{out.grad}" else template.format(
+                *numbers, out=out_numbers, k=_exponent(node))
+        else:
+            local = locals_[position].grad
+            formula = f"{name(target)}.grad += d{node._op}/d{name(target)} * {name(node)}.grad"
+            arithmetic = f"{_p(local)} * {_p(g)}"
+        result.append(Contribution(target, formula, arithmetic, value, before, after))
+    return result
 
 
-def _generic_steps(node: Any, name, g: float) -> list:
-    """A custom op: read d(out)/d(input) by running its backward once on scratch grads."""
+def _hand_written_steps(node: Any, name, g: float, grads: dict) -> list:
+    """A backward step assigned by hand (`out._backward = closure`) updates the nodes it
+    captured: run it on the real nodes, with their .grad saved and restored around it."""
     unique = list({id(c): c for c in node._prev}.values())
     saved = [(c, c.grad) for c in unique] + [(node, node.grad)]
     try:
@@ -281,9 +265,19 @@ def _generic_steps(node: Any, name, g: float) -> list:
         node.grad = 1.0
         node._grad_fn(node)
         locals_ = [c.grad for c in unique]
+        for c in unique:
+            c.grad = grads[id(c)]
+        node.grad = g
+        node._grad_fn(node)
+        afters = [c.grad for c in unique]
     finally:
         for n, grad in saved:
             n.grad = grad
-    O, op = name(node), node._op
-    return [(c, f"{name(c)}.grad += d{op}/d{name(c)} * {O}.grad", f"{_p(d)} * {_p(g)}", d * g)
-            for c, d in zip(unique, locals_)]
+    result = []
+    for c, local, after in zip(unique, locals_, afters):
+        before = grads[id(c)]
+        grads[id(c)] = after
+        formula = f"{name(c)}.grad += d{node._op}/d{name(c)} * {name(node)}.grad"
+        result.append(Contribution(c, formula, f"{_p(local)} * {_p(g)}", local * g, before,
+                                   after))
+    return result

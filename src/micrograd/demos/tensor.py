@@ -1,5 +1,7 @@
 """Demos on the Tensor engine: `micrograd demo digits` and `micrograd demo moons --engine tensor`.
 
+Registered in micrograd.demos.DEMOS with the scalar demos; loaded only when run (numpy).
+
 digits: scikit-learn's bundled 8x8 handwritten digits (1,797 images, no download), an MLP
 64-128-10 trained with minibatches and Adam; prints a confusion matrix and saves a picture
 of the misclassified test digits.
@@ -17,18 +19,27 @@ import os
 import random
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
+from micrograd._validate import is_positive_int
 from micrograd.autograd import no_grad
+from micrograd.demos.common import (
+    INSTALL_HINT,
+    StepCallback,
+    TrainingRun,
+    check_steps,
+    format_step,
+    moons_plots,
+    record,
+)
 from micrograd.optim import SGD, Adam, LinearDecay
 from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential, from_scalar_mlp
 
-INSTALL_HINT = "pip install 'micrograd[demo]'"
 DIGITS_SEED, MOONS_SEED = 0, 1337
 DIGITS_STEPS, MOONS_STEPS = 3000, 100
 
@@ -40,7 +51,7 @@ def run_demo(name: str, out: str = "out", steps: int | None = None,
         print(f"micrograd demo {name}: the Tensor engine runs 'digits' and 'moons'; "
               f"use --engine scalar for {name!r}", file=sys.stderr)
         return 2
-    if steps is not None and steps < 1:
+    if steps is not None and not is_positive_int(steps):
         print(f"micrograd demo {name}: --steps must be positive, got {steps}", file=sys.stderr)
         return 2
     try:
@@ -53,7 +64,7 @@ def run_demo(name: str, out: str = "out", steps: int | None = None,
         train_digits(out=out, steps=steps or DIGITS_STEPS,
                      seed=DIGITS_SEED if seed is None else seed)
     else:
-        train_moons(out=out, steps=steps or MOONS_STEPS, seed=MOONS_SEED if seed is None else seed)
+        _run_moons(out=out, steps=steps or MOONS_STEPS, seed=MOONS_SEED if seed is None else seed)
     return 0
 
 
@@ -156,17 +167,15 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
 
 # --- moons -----------------------------------------------------------------------------
 
-def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
-                verbose: bool = True) -> list[float]:
-    """The micrograd notebook's moons training on the Tensor engine; returns the losses.
-
-    Prints what the scalar `micrograd demo moons` prints (a header, every tenth step, the
-    final line) and writes the same two pictures, the decision boundary and the loss curve."""
+def train_moons(steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
+                on_step: StepCallback = None) -> TrainingRun:
+    """The micrograd notebook's moons training on the Tensor engine: the scalar demo's
+    contract (`micrograd.demos.train_moons`) and its numbers, from the same weights."""
     from sklearn.datasets import make_moons
 
-    from micrograd.demos import format_step
     from micrograd.nn import MLP
 
+    check_steps(steps)
     np.random.seed(seed)  # the notebook seeds numpy's global state before make_moons
     X, y = make_moons(n_samples=100, noise=0.1)
     y = y * 2 - 1  # labels -1 / +1 for the hinge loss
@@ -176,12 +185,12 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
     optimizer = SGD(params, lr=1.0)
     schedule = LinearDecay(optimizer, decay=0.9, steps=steps)  # the scalar demo's 1 - 0.9 k/steps
     inputs, labels = T.tensor(X), T.tensor(y.astype(np.float64))
-    losses, accuracies = [], []
-    every, width = max(1, steps // 10), len(str(steps - 1))
-    if verbose:
-        print(f"moons: micrograd's demo on the Tensor engine: the scalar MLP(2, [16, 16, 1]) "
-              f"ReLU copied into Linear layers, hinge + 1e-4 L2, lr 1.0 - 0.9*k/{steps}, "
-              f"full batch, {steps} steps, seed {seed}", flush=True)
+
+    def predict(points: np.ndarray) -> np.ndarray:
+        with no_grad():
+            return model(T.tensor(points)).numpy().ravel()
+
+    run = TrainingRun("moons", model, X=X, y=y, predict=predict)
     for k in range(steps):
         scores = model(inputs).reshape(-1)
         data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
@@ -192,40 +201,36 @@ def train_moons(out: str | None = "out", steps: int = MOONS_STEPS, seed: int = M
         total.backward()
         optimizer.step()
         schedule.step()
-        losses.append(total.item())
-        accuracies.append(accuracy)
-        if verbose and (k % every == 0 or k == steps - 1):
-            print(format_step(k, losses[-1], accuracy, width))
+        record(run, k, total.item(), accuracy, on_step)
+    return run
+
+
+def _run_moons(out: str | None, steps: int, seed: int, verbose: bool = True) -> TrainingRun:
+    """train_moons, printing what the scalar `micrograd demo moons` prints (a header, every
+    tenth step, the final line) and writing the same two pictures."""
+    every, width = max(1, steps // 10), len(str(steps - 1))
     if verbose:
-        print(f"final  loss {losses[-1]:.6f}  accuracy {accuracies[-1] * 100:.1f}%")
+        print(f"moons: micrograd's demo on the Tensor engine: the scalar MLP(2, [16, 16, 1]) "
+              f"ReLU copied into Linear layers, hinge + 1e-4 L2, lr 1.0 - 0.9*k/{steps}, "
+              f"full batch, {steps} steps, seed {seed}", flush=True)
+
+    def on_step(k: int, loss: float, accuracy: float) -> None:
+        if verbose and (k % every == 0 or k == steps - 1):
+            print(format_step(k, loss, accuracy, width))
+
+    run = train_moons(steps=steps, seed=seed, on_step=on_step)
+    if verbose:
+        print(f"final  loss {run.losses[-1]:.6f}  accuracy {run.accuracies[-1] * 100:.1f}%")
     if out is not None:
-        for path in _moons_plots(model, X, y, losses, accuracies, out):
+        try:
+            paths = moons_plots(run, out, stem="moons_tensor", engine_note=" on the Tensor engine")
+        except ImportError as error:
+            print(f"(no picture: {error})")
+            paths = []
+        for path in paths:
             if verbose:
                 print(f"wrote {path}")
-    return losses
-
-
-def _moons_plots(model: Sequential, X: np.ndarray, y: np.ndarray, losses: list[float],
-                 accuracies: list[float], out: str) -> list[str]:
-    """The scalar demo's two pictures, drawn by the same helpers; [] without matplotlib."""
-    from micrograd.viz import plots
-
-    def predict(points: np.ndarray) -> np.ndarray:
-        with no_grad():
-            return model(T.tensor(points)).numpy().ravel()
-
-    try:
-        boundary = plots.save_decision_boundary(
-            predict, X, y, os.path.join(out, "moons_tensor_boundary.png"),
-            title=f"moons on the Tensor engine: accuracy {accuracies[-1] * 100:.1f}% "
-                  f"after {len(losses)} steps")
-        curve = plots.save_loss_curve(
-            losses, os.path.join(out, "moons_tensor_loss.png"), accuracies=accuracies,
-            title="moons on the Tensor engine: hinge loss + L2 (log scale) and accuracy")
-    except ImportError as error:
-        print(f"(no picture: {error})")
-        return []
-    return [boundary, curve]
+    return run
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -1,0 +1,72 @@
+"""What every demo shares, whichever engine it trains on: the run record, the step line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from micrograd._validate import check_positive_int
+
+INSTALL_HINT = "pip install 'micrograd[demo]'"
+
+# Called after every step with (step, loss, accuracy); the CLI uses it for the progress bar.
+StepCallback = Optional[Callable[[int, float, float], None]]
+
+
+@dataclass
+class TrainingRun:
+    """What a demo's training produced: one loss and one accuracy (0..1) per step, and the model.
+
+    The contract of every `train_*` function, on either engine: `train_x(steps, seed,
+    on_step=None) -> TrainingRun`. `predict` maps an (m, 2) array of points to m scores
+    without building a graph (for the decision-boundary picture), where it applies.
+    """
+
+    name: str
+    model: Any
+    losses: list[float] = field(default_factory=list)
+    accuracies: list[float] = field(default_factory=list)
+    X: Any = None
+    y: Any = None
+    predict: Callable[[Any], Any] | None = None
+
+
+def record(run: TrainingRun, k: int, loss: float, accuracy: float, on_step: StepCallback) -> None:
+    """Append step k's numbers to the run and tell the caller."""
+    run.losses.append(loss)
+    run.accuracies.append(accuracy)
+    if on_step is not None:
+        on_step(k, loss, accuracy)
+
+
+def check_steps(steps: Any) -> int:
+    """steps as an int, or ValueError: 'steps must be a positive integer, got 0'."""
+    return check_positive_int("steps", steps)
+
+
+def format_step(k: int, loss: float, accuracy: float, width: int = 3) -> str:
+    """One summary line: 'step  99  loss 0.010978  accuracy 100.0%'."""
+    return f"step {k:>{width}}  loss {loss:.6f}  accuracy {accuracy * 100:5.1f}%"
+
+
+def moons_plots(run: TrainingRun, out: str, stem: str = "moons", engine_note: str = "") -> list[str]:
+    """The decision boundary and the loss curve of a moons run, as PNGs in `out`."""
+    import os
+
+    from micrograd.viz import plots
+
+    if run.predict is None:
+        raise ValueError(f"the {run.name} run has no predict function to draw a boundary with")
+    os.makedirs(out, exist_ok=True)
+    boundary = plots.save_decision_boundary(
+        run.predict, run.X, run.y, os.path.join(out, f"{stem}_decision_boundary.png"
+                                                if stem == "moons" else f"{stem}_boundary.png"),
+        title=f"moons{engine_note}: accuracy {run.accuracies[-1] * 100:.1f}% "
+              f"after {len(run.losses)} steps",
+    )
+    curve = plots.save_loss_curve(
+        run.losses, os.path.join(out, f"{stem}_loss.png"), accuracies=run.accuracies,
+        title=f"moons{engine_note}: hinge loss + L2 (log scale) and accuracy",
+    )
+    return [boundary, curve]
