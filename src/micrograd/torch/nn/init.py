@@ -1,0 +1,10 @@
+"""torch.nn.init (micrograd.tensors.nn.init)."""
+
+from __future__ import annotations
+
+import micrograd.tensors.nn.init as _init
+from micrograd.tensors.nn.init import *  # noqa: F403 - the facade re-exports the module's API
+from micrograd.tensors.nn.init import __all__
+from micrograd.torch import _facade
+
+__getattr__ = _facade.module_getattr(__name__, [_facade.from_module(_init)])
