@@ -153,4 +153,4 @@ __getattr__ = _facade.module_getattr(__name__, [_from_tensors, _dtype, _method_f
 def __dir__() -> list[str]:
     from_tensors = [n for n in getattr(_tensors, "__all__", []) if not n.startswith("_")]
     methods = [n for n in _METHOD_FUNCTIONS if hasattr(Tensor, n)]
-    return sorted(set(globals()) | set(from_tensors) | set(_DTYPES) | set(methods))
+    return sorted(set(__all__) | set(from_tensors) | set(_DTYPES) | set(methods))

@@ -6,6 +6,8 @@ from typing import Any
 
 from micrograd.torch import _facade
 
+__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize"]
+
 
 def is_available() -> bool:
     """False: micrograd computes with numpy, on the CPU."""
