@@ -133,6 +133,8 @@ class BatchNorm1d(Module):
     statistics, and running_mean/running_var follow them with `momentum` (None: a
     cumulative average); eval(): the running statistics."""
 
+    _optional_state = ("num_batches_tracked",)
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None):

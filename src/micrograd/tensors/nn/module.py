@@ -75,7 +75,10 @@ class Module:
     in __init__ (after super().__init__()), and define forward()."""
 
     training: bool = True
-    _version = 1  # torch stores it in state_dict metadata; kept for readers that look
+    _version = 1
+    # state_dict keys that torch does not report missing when loading a dict without
+    # version metadata (BatchNorm's num_batches_tracked, which older files lack)
+    _optional_state: tuple[str, ...] = ()  # torch stores it in state_dict metadata; kept for readers that look
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -298,7 +301,10 @@ class Module:
             raise TypeError(f"load_state_dict expects a dict of tensors, got "
                             f"{type(state_dict).__name__}")
         own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
+        optional = {f"{name}.{key}" if name else key
+                    for name, module in self.named_modules()
+                    for key in module._optional_state}
+        missing = [k for k in own if k not in state_dict and k not in optional]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         for key, target in own.items():
