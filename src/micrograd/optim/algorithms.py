@@ -52,6 +52,18 @@ def _refuse(name: str, flag: bool) -> None:
         raise NotImplementedError(f"{name}=True is not supported by micrograd.optim yet")
 
 
+# torch's implementation switches: they choose how torch computes, not what; accepted so
+# scripts that pass them run (differentiable=True would change what, so it is refused)
+_IMPLEMENTATION_OPTIONS = frozenset({"foreach", "fused", "capturable", "differentiable"})
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    unknown = set(options) - _IMPLEMENTATION_OPTIONS
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    _refuse("differentiable", bool(options.get("differentiable")))
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent: p <- p - lr * g, with optional momentum and weight decay.
 
@@ -61,7 +73,8 @@ class SGD(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
-                 *, maximize: bool = False):
+                 *, maximize: bool = False, **options: Any):
+        _check_options(options)
         check_nonnegative("lr", lr)
         check_nonnegative("momentum", momentum)
         check_nonnegative("weight_decay", weight_decay)
@@ -99,7 +112,9 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False):
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
+                 **options: Any):
+        _check_options(options)
         check_nonnegative("lr", lr)
         check_nonnegative("eps", eps)
         check_nonnegative("weight_decay", weight_decay)
@@ -139,8 +154,10 @@ class AdamW(Adam):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 **options: Any):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         **options)
 
 
 class RMSprop(Optimizer):
@@ -150,7 +167,8 @@ class RMSprop(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
-                 centered: bool = False, *, maximize: bool = False):
+                 centered: bool = False, *, maximize: bool = False, **options: Any):
+        _check_options(options)
         for name, x in (("lr", lr), ("alpha", alpha), ("eps", eps),
                         ("weight_decay", weight_decay), ("momentum", momentum)):
             check_nonnegative(name, x)
@@ -193,7 +211,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
                  weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, *, maximize: bool = False):
+                 eps: float = 1e-10, *, maximize: bool = False, **options: Any):
+        _check_options(options)
         for name, x in (("lr", lr), ("lr_decay", lr_decay), ("weight_decay", weight_decay),
                         ("initial_accumulator_value", initial_accumulator_value), ("eps", eps)):
             check_nonnegative(name, x)

@@ -125,7 +125,8 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.elementwise_affine and self.bias is not None}")
 
 
 class BatchNorm1d(Module):
@@ -137,17 +138,21 @@ class BatchNorm1d(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None):
+                 dtype: Any = None, *, bias: bool = True):
         super().__init__()
         self.num_features = _positive_int("num_features", num_features)
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
+        self.has_bias = affine and bias
         self.track_running_stats = track_running_stats
         kind = _dtype(dtype, device)
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype=kind))
-            self.bias = Parameter(np.zeros(num_features, dtype=kind))
+            if self.has_bias:
+                self.bias = Parameter(np.zeros(num_features, dtype=kind))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -178,7 +183,8 @@ class BatchNorm1d(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.has_bias}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class Dropout(Module):

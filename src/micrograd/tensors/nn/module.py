@@ -369,12 +369,14 @@ class Module:
         objects stay the same, so an optimizer made before still holds them), as
         module.to(dtype), to(device) or to(device, dtype). "cpu" changes nothing; "cuda"
         and the like raise."""
-        probe = _tensors.tensor(0.0)  # Tensor.to parses torch's argument forms for us
+        # Tensor.to parses torch's argument forms (and refuses devices) for us: two probes
+        # of different dtypes end up alike exactly when a dtype was asked for
         args = tuple(a.dtype if isinstance(a, Tensor) else a for a in args)
-        converted = probe.to(*args, dtype=dtype, device=device)
-        target = converted.dtype if converted is not probe else None
-        if target is None:
+        single, double = (_tensors.tensor(0.0, dtype=np.dtype(kind)).to(
+            *args, dtype=dtype, device=device).dtype for kind in ("float32", "float64"))
+        if single != double:
             return self
+        target = single
         for t in [*self.parameters(), *self.buffers()]:
             if t.data.dtype.kind == "f" and t.data.dtype != target:
                 t.data = t.data.astype(target)
