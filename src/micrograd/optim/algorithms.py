@@ -57,11 +57,14 @@ def _refuse(name: str, flag: bool) -> None:
 _IMPLEMENTATION_OPTIONS = frozenset({"foreach", "fused", "capturable", "differentiable"})
 
 
-def _check_options(options: dict[str, Any]) -> None:
+def _check_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The switches as the group entries torch keeps for them."""
     unknown = set(options) - _IMPLEMENTATION_OPTIONS
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
     _refuse("differentiable", bool(options.get("differentiable")))
+    return {"foreach": options.get("foreach"), "differentiable": False,
+            "fused": options.get("fused")}
 
 
 class SGD(Optimizer):
@@ -74,7 +77,7 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
                  *, maximize: bool = False, **options: Any):
-        _check_options(options)
+        switches = _check_options(options)
         check_nonnegative("lr", lr)
         check_nonnegative("momentum", momentum)
         check_nonnegative("weight_decay", weight_decay)
@@ -82,7 +85,7 @@ class SGD(Optimizer):
             raise ValueError("nesterov momentum needs momentum > 0 and dampening = 0")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, **switches))
 
     def _update(self, p: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         if group["maximize"]:
@@ -114,14 +117,14 @@ class Adam(Optimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
                  **options: Any):
-        _check_options(options)
+        switches = _check_options(options)
         check_nonnegative("lr", lr)
         check_nonnegative("eps", eps)
         check_nonnegative("weight_decay", weight_decay)
         _refuse("amsgrad", amsgrad)
         super().__init__(params, dict(lr=lr, betas=_check_betas(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, **switches))
 
     def _update(self, p: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
@@ -168,12 +171,13 @@ class RMSprop(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
                  centered: bool = False, *, maximize: bool = False, **options: Any):
-        _check_options(options)
+        switches = _check_options(options)
         for name, x in (("lr", lr), ("alpha", alpha), ("eps", eps),
                         ("weight_decay", weight_decay), ("momentum", momentum)):
             check_nonnegative(name, x)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize))
+                                      momentum=momentum, centered=centered, maximize=maximize,
+                                      **switches))
 
     def _update(self, p: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         alpha, momentum = group["alpha"], group["momentum"]
@@ -212,13 +216,13 @@ class Adagrad(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0,
                  weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
                  eps: float = 1e-10, *, maximize: bool = False, **options: Any):
-        _check_options(options)
+        switches = _check_options(options)
         for name, x in (("lr", lr), ("lr_decay", lr_decay), ("weight_decay", weight_decay),
                         ("initial_accumulator_value", initial_accumulator_value), ("eps", eps)):
             check_nonnegative(name, x)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      eps=eps, maximize=maximize))
+                                      eps=eps, maximize=maximize, **switches))
 
     def _update(self, p: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         if "step" not in state:  # torch fills the sum when the optimizer is made; same values
