@@ -112,8 +112,9 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
 
 
 def default_collate(samples: Sequence[Any]) -> Any:
-    """Stack a list of samples into a batch, keeping the samples' structure: tuples and
-    lists column by column, dicts key by key, tensors/arrays/numbers stacked."""
+    """Stack a list of samples into a batch, keeping the samples' structure, as torch's:
+    tuples and lists become lists of columns, dicts go key by key, tensors/arrays/numbers
+    are stacked (Python floats as float64, ints as int64)."""
     first = samples[0]
     if isinstance(first, Mapping):
         return {key: default_collate([s[key] for s in samples]) for key in first}
@@ -122,8 +123,7 @@ def default_collate(samples: Sequence[Any]) -> Any:
     if isinstance(first, (tuple, list)):
         if any(len(s) != len(first) for s in samples):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [default_collate([s[i] for s in samples]) for i in range(len(first))]
-        return columns if isinstance(first, list) else tuple(columns)
+        return [default_collate([s[i] for s in samples]) for i in range(len(first))]
     if isinstance(first, str):
         return list(samples)
     if isinstance(first, float) and not isinstance(first, np.generic):
@@ -190,7 +190,7 @@ class DataLoader:
         for start in range(0, stop, b):
             rows = order[start:start + b]
             if fast:
-                yield self.dataset[rows]
+                yield list(self.dataset[rows])  # a list of columns, as torch's collation
             else:
                 samples = [self.dataset[int(i)] for i in rows]
                 yield (self.collate_fn or default_collate)(samples)
