@@ -126,7 +126,7 @@ def test_parameter_registration_rules():
     model.w = None
     assert model.parameters() == []
     with pytest.raises(AttributeError, match="'Module' object has no attribute 'missing'"):
-        model.missing
+        _ = model.missing
     shared = mt.tensor([1.0, 2.0])
     p = nn.Parameter(shared)
     p.data[0] = 9.0  # shares memory with the tensor it was made from, as torch's

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pathlib
 
-import pytest
-
 from conftest import require_module
 
 require_module("torch")

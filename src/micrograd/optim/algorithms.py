@@ -34,7 +34,7 @@ def _divide(a: Any, b: Any, eps: float) -> Any:
             warnings.simplefilter("ignore", RuntimeWarning)
             return a / b
     except ZeroDivisionError:  # Python floats (Values)
-        if a == 0 or a != a:
+        if a == 0 or math.isnan(a):
             return math.nan
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
 

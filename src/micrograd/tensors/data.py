@@ -88,24 +88,24 @@ def _permutation(n: int, generator: Any) -> np.ndarray:
 def random_split(dataset: Any, lengths: Sequence[int | float],
                  generator: Any = None) -> list[Subset]:
     """Split into non-overlapping random Subsets of the given lengths (or fractions that
-    sum to 1, spread as torch spreads the remainder)."""
+    sum to 1, the remainder spread one by one from the first, as torch does)."""
     n = len(dataset)
-    if all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0) \
-            and sum(lengths) <= 1:
+    if all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
-        lengths = counts
-    if any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
-           for x in lengths):
+    elif all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
+             for x in lengths):
+        counts = [int(x) for x in lengths]
+    else:
         raise ValueError(f"lengths must be non-negative ints or fractions summing to 1, "
                          f"got {list(lengths)}")
-    if sum(lengths) != n:
-        raise ValueError(f"sum of input lengths ({sum(lengths)}) does not equal the length "
+    if sum(counts) != n:
+        raise ValueError(f"sum of input lengths ({sum(counts)}) does not equal the length "
                          f"of the input dataset ({n})")
     order = _permutation(n, generator).tolist()
     out, start = [], 0
-    for length in lengths:
+    for length in counts:
         out.append(Subset(dataset, order[start:start + length]))
         start += length
     return out

@@ -24,6 +24,7 @@ import micrograd.tensors as _tensors
 from micrograd.autograd import enable_grad, is_grad_enabled, no_grad
 from micrograd.tensors import Tensor
 from micrograd.torch import _facade, autograd, cuda, nn, optim, utils
+from micrograd.torch.autograd import set_grad_enabled
 from micrograd.torch.serialization import load, save
 
 __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load", "no_grad",
@@ -58,22 +59,6 @@ def is_tensor(obj: Any) -> bool:
 
 def is_floating_point(input: Tensor) -> bool:
     return input.dtype.kind == "f"
-
-
-class set_grad_enabled:
-    """Turn gradient recording on or off: as a function call or a with-block."""
-
-    def __init__(self, mode: bool):
-        self.previous = is_grad_enabled()
-        self.mode = bool(mode)
-        self._context = (enable_grad if self.mode else no_grad)()
-        self._context.__enter__()  # as torch: the call itself switches the mode
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        self._context.__exit__(*exc)
 
 
 inference_mode = no_grad  # no graph is recorded: for micrograd that is all inference mode does

@@ -25,12 +25,20 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
         return False
 
 
-def _set_grad_enabled(name: str) -> Any:
-    if name != "set_grad_enabled":
-        raise LookupError(name)
-    from micrograd.torch import set_grad_enabled
+class set_grad_enabled:
+    """Turn gradient recording on or off: as a function call or a with-block."""
 
-    return set_grad_enabled
+    def __init__(self, mode: bool):
+        self.previous = is_grad_enabled()
+        self.mode = bool(mode)
+        self._context = (enable_grad if self.mode else no_grad)()
+        self._context.__enter__()  # as torch: the call itself switches the mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        self._context.__exit__(*exc)
 
 
 def _function(name: str) -> Any:
@@ -43,4 +51,4 @@ def _function(name: str) -> Any:
     return getattr(tensors, "Function")
 
 
-__getattr__ = _facade.module_getattr(__name__, [_set_grad_enabled, _function])
+__getattr__ = _facade.module_getattr(__name__, [_function])

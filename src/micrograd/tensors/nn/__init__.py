@@ -46,8 +46,8 @@ __all__ = [
     "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
     "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
-    "init", "functional", "from_scalar_mlp",
-]
+    "from_scalar_mlp",
+]  # and the submodules init and functional
 
 _ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
 

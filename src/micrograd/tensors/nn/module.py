@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from typing import Any, Callable, Iterator, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -33,21 +33,28 @@ class _ParameterType(type):
 _PARAMETERS: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
 
 
-class Parameter(metaclass=_ParameterType):
-    """A Tensor that a Module registers as trainable: requires_grad=True by default, and
-    sharing memory with the tensor it was made from (as torch.nn.Parameter)."""
+if TYPE_CHECKING:  # to a type checker a Parameter is the Tensor it is at run time
 
-    def __new__(cls, data: Any = None, requires_grad: bool = True) -> Any:
-        if data is None:
-            data = np.empty(0, dtype=_tensors.get_default_dtype())
-        if isinstance(data, Tensor):
-            param = _tensors.tensor(0.0)
-            param.data = data.data  # shared, not copied
-        else:
-            param = _tensors.tensor(data)
-        param.requires_grad = requires_grad
-        _PARAMETERS[id(param)] = param
-        return param
+    class Parameter(Tensor):
+        def __init__(self, data: Any = None, requires_grad: bool = True) -> None: ...
+
+else:
+
+    class Parameter(metaclass=_ParameterType):
+        """A Tensor that a Module registers as trainable: requires_grad=True by default, and
+        sharing memory with the tensor it was made from (as torch.nn.Parameter)."""
+
+        def __new__(cls, data: Any = None, requires_grad: bool = True) -> Any:
+            if data is None:
+                data = np.empty(0, dtype=_tensors.get_default_dtype())
+            if isinstance(data, Tensor):
+                param = _tensors.tensor(0.0)
+                param.data = data.data  # shared, not copied
+            else:
+                param = _tensors.tensor(data)
+            param.requires_grad = requires_grad
+            _PARAMETERS[id(param)] = param
+            return param
 
 
 class IncompatibleKeys(NamedTuple):
@@ -277,10 +284,10 @@ class Module:
     # --- state --------------------------------------------------------------------------
 
     def state_dict(self, destination: dict[str, Any] | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict[str, Any]:
+                   keep_vars: bool = False) -> dict[str, Any]:
         """Parameters and persistent buffers by torch's key names; the tensors share memory
         with the module (detached unless keep_vars=True), as torch's state_dict()."""
-        out: OrderedDict[str, Any] = OrderedDict() if destination is None else destination
+        out: dict[str, Any] = OrderedDict() if destination is None else destination
         for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
             dot = f"{owner_name}." if owner_name else ""
             for name, p in owner._registry("_parameters").items():

@@ -6,11 +6,7 @@ import micrograd.tensors.nn as _nn
 from micrograd.tensors.nn import *  # noqa: F403 - the facade re-exports the package's API
 from micrograd.tensors.nn import __all__ as _names
 from micrograd.torch import _facade
-
-# after the star import, which brought tensors.nn's own `functional` and `init`: these are
-# torch.nn.functional and torch.nn.init (the fused functions and the composed ones together)
-import micrograd.torch.nn.functional as functional  # noqa: E402
-import micrograd.torch.nn.init as init  # noqa: E402
+from micrograd.torch.nn import functional, init
 
 __all__ = [n for n in _names if n not in ("from_scalar_mlp", "IncompatibleKeys",
                                           "StateDictError")] + ["functional", "init"]

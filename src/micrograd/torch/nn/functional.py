@@ -10,7 +10,7 @@ import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
 from micrograd.torch import _facade
 
-__all__ = sorted({n for n in dir(_fused) if not n.startswith("_")
+__all__: list[str] = sorted({n for n in dir(_fused) if not n.startswith("_")
                   and callable(getattr(_fused, n)) and getattr(getattr(_fused, n),
                                                                "__module__", "") == _fused.__name__}
                  | set(_composed.__all__))
