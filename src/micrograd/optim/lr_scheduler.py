@@ -191,8 +191,8 @@ class OneCycleLR(LRScheduler):
         self.total_steps = total_steps
         self.anneal_strategy = anneal_strategy
         groups = optimizer.param_groups
-        max_lrs = ([float(v) for v in max_lr] if isinstance(max_lr, (list, tuple))
-                   else [float(max_lr)] * len(groups))
+        max_lrs = ([float(max_lr)] * len(groups) if isinstance(max_lr, (int, float))
+                   else [float(v) for v in max_lr])
         if len(max_lrs) != len(groups):
             raise ValueError(f"expected {len(groups)} max_lr values, got {len(max_lrs)}")
         for group, top in zip(groups, max_lrs):
