@@ -26,3 +26,7 @@ def test_state_dict_and_optimizer_state_survive_save_and_load(tmp_path):
     _, ours = assert_twins(TWINS / "state_dict_round_trip.py", tmp_path, rel=1e-9,
                            abs_=1e-12)
     assert "same outputs: 0.0" in ours
+
+
+def test_makemore_style_character_mlp_with_embedding_and_batchnorm(tmp_path):
+    assert_twins(TWINS / "char_mlp.py", tmp_path, rel=1e-9, abs_=1e-12)
