@@ -2,7 +2,8 @@
 written in the same order so that a run matches torch to the last few bits.
 
 Each `_update` gets one parameter with its gradient, state and group; it works on floats
-(Values) and on numpy arrays alike, and writes the parameter through `set_param_value`.
+(Values) and on numpy arrays alike, and changes the parameter through the accessors
+`subtract_from_param` / `scale_param` (in place for arrays).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from micrograd.optim.optimizer import (
     check_nonnegative,
     copy_value,
     param_value,
-    set_param_value,
+    scale_param,
+    subtract_from_param,
     zeros_like,
 )
 
@@ -100,7 +102,7 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] * momentum + (1 - group["dampening"]) * g
             state["momentum_buffer"] = buf
             g = g + momentum * buf if group["nesterov"] else buf
-        set_param_value(p, param_value(p) - group["lr"] * g)
+        subtract_from_param(p, group["lr"] * g)
 
 
 class Adam(Optimizer):
@@ -133,7 +135,7 @@ class Adam(Optimizer):
             g = -g
         if weight_decay != 0:
             if self.decoupled_weight_decay:  # AdamW: shrink p itself
-                set_param_value(p, param_value(p) * (1 - lr * weight_decay))
+                scale_param(p, 1 - lr * weight_decay)
             else:
                 g = g + weight_decay * param_value(p)
         if "step" not in state:
@@ -147,7 +149,7 @@ class Adam(Optimizer):
         state["exp_avg"], state["exp_avg_sq"] = m, v
         step_size = lr / (1 - beta1**t)
         denom = v**0.5 / math.sqrt(1 - beta2**t) + group["eps"]
-        set_param_value(p, param_value(p) - step_size * _divide(m, denom, group["eps"]))
+        subtract_from_param(p, _divide(step_size * m, denom, group["eps"]))
 
 
 class AdamW(Adam):
@@ -204,9 +206,9 @@ class RMSprop(Optimizer):
         if momentum > 0:
             buf = state["momentum_buffer"] * momentum + _divide(g, avg, group["eps"])
             state["momentum_buffer"] = buf
-            set_param_value(p, param_value(p) + -group["lr"] * buf)
+            subtract_from_param(p, group["lr"] * buf)  # p + (-lr) buf, the same bits
         else:
-            set_param_value(p, param_value(p) + -group["lr"] * _divide(g, avg, group["eps"]))
+            subtract_from_param(p, group["lr"] * _divide(g, avg, group["eps"]))
 
 
 class Adagrad(Optimizer):
@@ -236,7 +238,7 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         state["sum"] = state["sum"] + g * g
         std = state["sum"] ** 0.5 + group["eps"]
-        set_param_value(p, param_value(p) + -clr * _divide(g, std, group["eps"]))
+        subtract_from_param(p, clr * _divide(g, std, group["eps"]))
 
 
 def _lerp(start: Any, end: Any, weight: float) -> Any:

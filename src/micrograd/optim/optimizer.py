@@ -4,7 +4,7 @@ A parameter is any object whose `.data` and `.grad` support `+ - * / **` with fl
 `Value` (floats) or a Tensor (numpy arrays). So the package uses arithmetic operators only
 (`x ** 0.5`, never `math.sqrt(x)`) and never imports numpy: a scalar-only install works.
 
-Parameter and gradient values are read and written through the three accessors below and
+Parameter and gradient values are read and written through the accessors below and
 nowhere else, so changing what `.grad` holds (an array today, a Tensor later) is a one-line
 change in `grad_value`.
 """
@@ -24,14 +24,23 @@ def grad_value(p: Any) -> Any:
     return p.grad
 
 
-def set_param_value(p: Any, new: Any) -> None:
-    """Store a parameter's new value: in place into its array (so views of it and the
-    Parameter object stay valid, as torch's in-place update), rebinding a number."""
+def subtract_from_param(p: Any, delta: Any) -> None:
+    """p <- p - delta: in place for an array (no new array: the step stays as fast as a
+    rebinding one, and views of the parameter see the change); a number is rebound."""
     old = p.data
     if hasattr(old, "shape") and hasattr(old, "dtype"):
-        old[...] = new
+        old -= delta
     else:
-        p.data = new
+        p.data = old - delta
+
+
+def scale_param(p: Any, factor: float) -> None:
+    """p <- p * factor, in place for an array."""
+    old = p.data
+    if hasattr(old, "shape") and hasattr(old, "dtype"):
+        old *= factor
+    else:
+        p.data = old * factor
 
 
 def zeros_like(x: Any) -> Any:
