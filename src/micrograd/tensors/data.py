@@ -10,6 +10,7 @@ import numpy as np
 
 import micrograd.tensors as _tensors
 from micrograd.tensors import Tensor
+from micrograd.tensors.nn.init import _random_fill
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
            "default_collate"]
@@ -75,14 +76,8 @@ class Subset(Dataset):
 
 def _permutation(n: int, generator: Any) -> np.ndarray:
     """A random order of range(n) from `generator` (a numpy Generator, or None: the
-    stream micrograd.manual_seed sets)."""
-    if generator is None:
-        return np.argsort(_tensors.rand(n, dtype=np.float64).data, kind="stable")
-    if isinstance(generator, np.random.Generator):
-        return generator.permutation(n)
-    if hasattr(generator, "permutation"):
-        return np.asarray(generator.permutation(n))
-    raise TypeError(f"generator must be None or a numpy Generator, got {type(generator).__name__}")
+    stream micrograd.manual_seed sets), drawn by nn.init's one random helper."""
+    return _random_fill(np.empty(n, dtype=np.int64), "permutation", 0.0, 0.0, generator)
 
 
 def random_split(dataset: Any, lengths: Sequence[int | float],

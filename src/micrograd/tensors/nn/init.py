@@ -23,12 +23,20 @@ __all__ = [
 
 def _random_fill(array: np.ndarray, kind: str, a: float, b: float,
                  generator: Any = None) -> np.ndarray:
-    """Fill `array` in place: kind "uniform" draws U(a, b), "normal" draws N(mean=a, std=b).
+    """Fill `array` in place: kind "uniform" draws U(a, b), "normal" draws N(mean=a, std=b),
+    "permutation" a random order of 0 .. len(array) - 1 (a 1-d integer array; a, b unused).
 
     generator: None (the stream micrograd.manual_seed sets) or a numpy Generator."""
-    if kind not in ("uniform", "normal"):
-        raise ValueError(f"kind must be 'uniform' or 'normal', got {kind!r}")
+    if kind not in ("uniform", "normal", "permutation"):
+        raise ValueError(f"kind must be 'uniform', 'normal' or 'permutation', got {kind!r}")
     shape = array.shape
+    if kind == "permutation":
+        if isinstance(generator, np.random.Generator):
+            array[...] = generator.permutation(len(array))
+        else:  # the order that sorts uniform draws from the default stream
+            array[...] = np.argsort(_random_fill(np.empty(len(array)), "uniform", 0.0, 1.0,
+                                                 generator), kind="stable")
+        return array
     if generator is None:
         draw = (_tensors.rand(*shape, dtype=np.float64) if kind == "uniform"
                 else _tensors.randn(*shape, dtype=np.float64)).data
