@@ -100,3 +100,11 @@ def test_supported_names_are_generated_from_the_facade():
         for name in listed:
             assert getattr(target, name) is not None
     assert not hasattr(mt, "compile") and not hasattr(mt.nn, "Conv2d")
+
+
+def test_list_names_prints_the_markdown_the_docs_page_embeds(tmp_path):
+    proc = run(["-m", "micrograd.torch", "--list-names"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "### `torch.nn`" in proc.stdout and "`BatchNorm1d`" in proc.stdout
+    page = (SRC.parent / "docs" / "torch.md").read_text()
+    assert "<!-- supported-names:begin" in page and "<!-- supported-names:end -->" in page
