@@ -72,7 +72,12 @@ class _Storage:
         self.key, self.flat = key, flat
 
 
-class _TorchPickler(pickle._Pickler):  # the Python pickler: it lets us write raw GLOBALs
+# The pure-Python pickler (not the C one): only it lets a subclass write raw GLOBAL opcodes.
+# typeshed does not describe it, hence Any.
+_PurePythonPickler: Any = getattr(pickle, "_Pickler")
+
+
+class _TorchPickler(_PurePythonPickler):
     def __init__(self, file: IO[bytes]):
         super().__init__(file, protocol=2)
         self.storages: dict[int, _Storage] = {}  # id(base array) -> storage
@@ -111,8 +116,8 @@ class _TorchPickler(pickle._Pickler):  # the Python pickler: it lets us write ra
             raise TypeError(f"micrograd.torch.save cannot save dtype {array.dtype}")
         storage, offset, strides = self._storage_of(array)
         requires_grad = bool(isinstance(obj, Tensor) and obj.requires_grad)
-        args = (storage, offset, tuple(array.shape), strides, requires_grad,
-                collections.OrderedDict())
+        args: tuple[Any, ...] = (storage, offset, tuple(array.shape), strides, requires_grad,
+                                 collections.OrderedDict())
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def _storage_of(self, array: np.ndarray) -> tuple[_Storage, int, tuple[int, ...]]:
@@ -178,8 +183,7 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = 2,
     buffer = io.BytesIO()
     pickler = _TorchPickler(buffer)
     pickler.dump(obj)
-    opened = isinstance(f, (str, os.PathLike))
-    target = open(f, "wb") if opened else f
+    target: IO[bytes] = open(f, "wb") if isinstance(f, (str, os.PathLike)) else f
     try:
         with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
             _write_aligned(archive, f"{_ARCHIVE}/data.pkl", buffer.getvalue())
@@ -189,7 +193,7 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = 2,
                                storage.flat.tobytes())
             _write_aligned(archive, f"{_ARCHIVE}/version", b"3\n")
     finally:
-        if opened:
+        if target is not f:
             target.close()
 
 
@@ -277,8 +281,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
     if map_location not in (None, "cpu") and str(map_location) != "cpu":
         if not callable(map_location) and not isinstance(map_location, dict):
             _tensors.tensor(0.0).to(device=map_location)  # raises for cuda and the like
-    opened = isinstance(f, (str, os.PathLike))
-    source = open(f, "rb") if opened else f
+    source: IO[bytes] = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
     try:
         if not zipfile.is_zipfile(source):
             raise pickle.UnpicklingError(
@@ -293,12 +296,12 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
                 raise pickle.UnpicklingError("the archive has no <name>/data.pkl: not a file "
                                              "written by torch.save")
             prefix = pickles[0].split("/")[0]
-            order = sys.byteorder
+            order: str = sys.byteorder
             if f"{prefix}/byteorder" in names:
                 order = archive.read(f"{prefix}/byteorder").decode().strip()
             swap = order != sys.byteorder
             data = archive.read(pickles[0])
             return _RestrictedUnpickler(io.BytesIO(data), archive, prefix, swap).load()
     finally:
-        if opened:
+        if source is not f:
             source.close()
