@@ -323,7 +323,7 @@ class Sequential(Module):
 
     def __delitem__(self, index: int) -> None:
         key = list(self._modules)[_index(index, len(self))]
-        del self._modules[key]
+        delattr(self, key)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -374,7 +374,8 @@ class ModuleList(Module):
     def insert(self, index: int, module: Module) -> None:
         items = list(self._modules.values())
         items.insert(index, _module(module, index))
-        self._modules.clear()
+        for key in list(self._modules):
+            delattr(self, key)
         for i, m in enumerate(items):
             self.add_module(str(i), m)
 
@@ -398,7 +399,9 @@ class ModuleDict(Module):
         self.add_module(key, _module(module, key))
 
     def __delitem__(self, key: str) -> None:
-        del self._modules[key]
+        if key not in self._modules:
+            raise KeyError(key)
+        delattr(self, key)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -419,10 +422,13 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def pop(self, key: str) -> Module:
-        return self._modules.pop(key)
+        module = self[key]
+        del self[key]
+        return module
 
     def clear(self) -> None:
-        self._modules.clear()
+        for key in list(self._modules):
+            delattr(self, key)
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         pairs = modules.items() if isinstance(modules, Mapping) else modules

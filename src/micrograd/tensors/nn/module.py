@@ -110,28 +110,35 @@ class Module:
         buffers = self._registry("_buffers")
         modules = self._registry("_modules")
         if isinstance(value, Parameter) or (_is_trainable_leaf(value) and name not in buffers):
-            self._forget(name)
-            params[name] = value
+            self._store("_parameters", name, value)
         elif isinstance(value, Module):
-            self._forget(name)
-            modules[name] = value
+            self._store("_modules", name, value)
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__!r} as parameter "
                                 f"{name!r} (nn.Parameter or None expected)")
-            params[name] = None
+            self._store("_parameters", name, None)
         elif name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__!r} as child module "
                                 f"{name!r} (nn.Module or None expected)")
-            modules[name] = None
+            self._store("_modules", name, None)
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__!r} as buffer "
                                 f"{name!r} (Tensor or None expected)")
-            buffers[name] = value
+            self._store("_buffers", name, value)
         else:
             object.__setattr__(self, name, value)
+
+    def _store(self, kind: str, name: str, value: Any) -> None:
+        """Register value under name, and mirror it in the instance dict: `self.weight`
+        is then an ordinary attribute read (~30 ns, where __getattr__ costs ~2 us, and a
+        forward pass reads its parameters every time). Every change goes through here or
+        _forget, so the mirror and the registries cannot disagree."""
+        self._forget(name)
+        self._registry(kind)[name] = value
+        object.__setattr__(self, name, value)
 
     def _forget(self, name: str) -> None:
         self.__dict__.pop(name, None)
@@ -150,7 +157,7 @@ class Module:
         for kind in ("_parameters", "_buffers", "_modules"):
             registry = self.__dict__.get(kind)
             if registry is not None and name in registry:
-                del registry[name]
+                self._forget(name)
                 return
         object.__delattr__(self, name)
 
@@ -166,8 +173,7 @@ class Module:
         if param is not None and not isinstance(param, Tensor):
             raise TypeError(f"cannot assign {type(param).__name__!r} as parameter {name!r} "
                             "(nn.Parameter or None expected)")
-        self._forget(name)
-        self._registry("_parameters")[name] = param
+        self._store("_parameters", name, param)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add state that moves with the module and is saved (persistent=True) in its
@@ -176,8 +182,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign {type(tensor).__name__!r} as buffer {name!r} "
                             "(Tensor or None expected)")
-        self._forget(name)
-        self._registry("_buffers")[name] = tensor
+        self._store("_buffers", name, tensor)
         non_persistent = self._registry("_non_persistent_buffers")
         if persistent:
             non_persistent.discard(name)
@@ -190,8 +195,7 @@ class Module:
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         if not isinstance(name, str) or "." in name or name == "":
             raise KeyError(f"module name must be a non-empty string without '.', got {name!r}")
-        self._forget(name)
-        self._registry("_modules")[name] = module
+        self._store("_modules", name, module)
 
     register_module = add_module
 
