@@ -1,6 +1,7 @@
 """torch.nn.functional: micrograd.tensors.functional, plus the functions composed of
 Tensor ops in micrograd.tensors.nn.functional (which win where both have a name: they take
-torch's full argument lists, and call the fused ops for the common case)."""
+torch's full argument lists, and call the fused ops for the common case). Functions added
+to either module later are found by __getattr__ without a change here."""
 
 from __future__ import annotations
 
@@ -8,12 +9,41 @@ from typing import Any
 
 import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors.functional import (
+    linear,
+    linear_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    softmax,
+    tanh,
+)
+from micrograd.tensors.nn.functional import (
+    batch_norm,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    dropout,
+    embedding,
+    gelu,
+    l1_loss,
+    layer_norm,
+    mse_loss,
+    nll_loss,
+)
 from micrograd.torch import _facade
 
-__all__: list[str] = sorted({n for n in dir(_fused) if not n.startswith("_")
-                  and callable(getattr(_fused, n)) and getattr(getattr(_fused, n),
-                                                               "__module__", "") == _fused.__name__}
-                 | set(_composed.__all__))
+__all__ = [
+    "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
+    "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
+    "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
+]
+
+
+def _public_functions() -> set[str]:
+    fused = {n for n in dir(_fused) if not n.startswith("_") and callable(getattr(_fused, n))
+             and getattr(getattr(_fused, n), "__module__", "") == _fused.__name__}
+    return fused | set(_composed.__all__)
 
 
 def _find(name: str) -> Any:
@@ -29,4 +59,4 @@ __getattr__ = _facade.module_getattr(__name__, [_find])
 
 
 def __dir__() -> list[str]:
-    return list(__all__)
+    return sorted(_public_functions() | set(__all__))
