@@ -6,6 +6,7 @@
                     [--timeout S]
     micrograd trace "EXPR" a=2 b=-3 ...
     micrograd check PATH[:ClassName] [--json] [--junit FILE] [--timeout S] [--require OPS]
+    micrograd run SCRIPT.py [ARGS...]    (a PyTorch script, its `import torch` on micrograd)
 """
 
 from __future__ import annotations
@@ -187,6 +188,11 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                             "included (a finite number above 0; default: 20)")
     check.add_argument("--require", metavar="OPS", default=None,
                        help="ops that must exist, e.g. exp,tanh,relu (missing ones then fail)")
+
+    run = commands.add_parser(
+        "run", help="run a PyTorch script on micrograd (its `import torch` gets micrograd.torch)")
+    run.add_argument("script", help="the script: path/to/script.py")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return parser
 
 
@@ -195,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(expression_options)
     args = parser.parse_args(protect_expression(sys.argv[1:] if argv is None else argv,
                                                 expression_options))
+    if args.command == "run":  # the script's own errors end it as they would under python
+        return _run_script(args.script, args.args)
     try:
         if args.command == "demo":
             from micrograd.demos import run_demo
@@ -223,6 +231,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"micrograd {args.command}: {error}", file=sys.stderr)
         return 3
     return 1
+
+
+def _run_script(script: str, script_args: Sequence[str]) -> int:
+    import os.path
+
+    if not os.path.isfile(script):
+        print(f"micrograd run: error: no such script: {script!r}", file=sys.stderr)
+        return 2
+    from micrograd.torch.runner import run_script
+
+    run_script(script, script_args)
+    return 0
 
 
 def check_output_folder(folder: str) -> None:

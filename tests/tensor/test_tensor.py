@@ -357,7 +357,8 @@ def test_state_dict_round_trip_and_mismatch():
     np.testing.assert_array_equal(a(x).data, b(x).data)
     torch_model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
                                       torch.nn.Linear(4, 2)).double()
-    torch_model.load_state_dict({k: torch.tensor(v) for k, v in a.state_dict().items()})
+    # state_dict() holds Tensors now, as torch's; torch takes their arrays
+    torch_model.load_state_dict({k: torch.tensor(v.numpy()) for k, v in a.state_dict().items()})
     np.testing.assert_allclose(torch_model(torch.tensor(x.data)).detach().numpy(), a(x).data)
     with pytest.raises(KeyError, match="missing"):
         b.load_state_dict({"0.weight": np.zeros((4, 3))})

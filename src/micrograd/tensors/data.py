@@ -1,25 +1,47 @@
-"""Minibatches, as torch.utils.data: TensorDataset and a DataLoader with shuffling and a seed."""
+"""Minibatches, as torch.utils.data: Dataset, TensorDataset, Subset, random_split and a
+DataLoader with shuffling (seeded by `generator=` or `seed=`) and torch's collation."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+import math
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from micrograd.tensors.function import Tensor, leaf
+from micrograd.tensors.nn.init import _random_fill
+
+__all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
+           "default_collate"]
 
 
-class TensorDataset:
+class Dataset:
+    """Base class: define __len__ and __getitem__(i) returning one sample."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class TensorDataset(Dataset):
     """Rows of equally long arrays/tensors: dataset[i] is (x[i], y[i], ...)."""
 
-    def __init__(self, *columns: Any):
-        if not columns:
+    def __init__(self, *tensors: Any):
+        if not tensors:
             raise ValueError("TensorDataset needs at least one array")
-        self.columns = tuple(c.data if isinstance(c, Tensor) else np.asarray(c) for c in columns)
+        self.columns = tuple(c.data if isinstance(c, Tensor) else np.asarray(c) for c in tensors)
+        if any(c.ndim == 0 for c in self.columns):
+            raise ValueError("TensorDataset needs arrays with a first dimension, got a 0-d one")
         lengths = {len(c) for c in self.columns}
         if len(lengths) != 1:
             shapes = ", ".join(str(c.shape) for c in self.columns)
             raise ValueError(f"TensorDataset arrays must have the same length, got shapes {shapes}")
+
+    @property
+    def tensors(self) -> tuple[Tensor, ...]:
+        return tuple(leaf(c) for c in self.columns)
 
     def __len__(self) -> int:
         return len(self.columns[0])
@@ -28,44 +50,134 @@ class TensorDataset:
         return tuple(leaf(np.asarray(c[index])) for c in self.columns)
 
 
-class DataLoader:
-    """Iterate over a dataset in minibatches of `batch_size` rows.
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order."""
 
-    With shuffle=True every epoch visits the rows in a new random order; `seed` makes the
-    sequence of epochs reproducible. A TensorDataset (or a tuple of arrays) is sliced with
-    one fancy index per column per batch; any other dataset is read row by row and stacked.
+    def __init__(self, dataset: Any, indices: Sequence[int]):
+        self.dataset = dataset
+        self.indices = [int(i) for i in indices]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, (list, np.ndarray)):
+            return self.dataset[[self.indices[int(i)] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def _permutation(n: int, generator: Any) -> np.ndarray:
+    """A random order of range(n) from `generator` (a numpy Generator, or None: the
+    stream micrograd.manual_seed sets), drawn by nn.init's one random helper."""
+    return _random_fill(np.empty(n, dtype=np.int64), "permutation", 0.0, 0.0, generator)
+
+
+def random_split(dataset: Any, lengths: Sequence[int | float],
+                 generator: Any = None) -> list[Subset]:
+    """Split into non-overlapping random Subsets of the given lengths (or fractions that
+    sum to 1, the remainder spread one by one from the first, as torch does)."""
+    n = len(dataset)
+    if all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
+        counts = [int(math.floor(n * frac)) for frac in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+    elif all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
+             for x in lengths):
+        counts = [int(x) for x in lengths]
+    else:
+        raise ValueError(f"lengths must be non-negative ints or fractions summing to 1, "
+                         f"got {list(lengths)}")
+    if sum(counts) != n:
+        raise ValueError(f"sum of input lengths ({sum(counts)}) does not equal the length "
+                         f"of the input dataset ({n})")
+    order = _permutation(n, generator).tolist()
+    out, start = [], 0
+    for length in counts:
+        out.append(Subset(dataset, order[start:start + length]))
+        start += length
+    return out
+
+
+def default_collate(samples: Sequence[Any]) -> Any:
+    """Stack a list of samples into a batch, keeping the samples' structure, as torch's:
+    tuples and lists become lists of columns, dicts go key by key, tensors/arrays/numbers
+    are stacked (Python floats as float64, ints as int64)."""
+    first = samples[0]
+    if isinstance(first, Mapping):
+        return {key: default_collate([s[key] for s in samples]) for key in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
+        return type(first)(*(default_collate(list(col)) for col in zip(*samples)))
+    if isinstance(first, (tuple, list)):
+        if any(len(s) != len(first) for s in samples):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [default_collate([s[i] for s in samples]) for i in range(len(first))]
+    if isinstance(first, str):
+        return list(samples)
+    if isinstance(first, float) and not isinstance(first, np.generic):
+        return leaf(np.asarray(samples, dtype=np.float64))  # torch: Python floats -> float64
+    arrays = [s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise RuntimeError(f"stack expects each sample to have the same shape, got {sorted(shapes)}")
+    return leaf(np.stack(arrays))
+
+
+class DataLoader:
+    """Iterate over a dataset in minibatches of `batch_size` samples.
+
+    shuffle=True visits the samples in a new random order every epoch, drawn from
+    `generator` (a numpy Generator), or from a private generator made from `seed`, or else
+    from the stream micrograd.manual_seed sets. A TensorDataset is sliced with one fancy
+    index per column per batch; any other dataset is read sample by sample and collated.
     """
 
-    def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False,
-                 seed: int | None = None, drop_last: bool = False):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
+                 sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0,
+                 collate_fn: Callable[[list[Any]], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Any = None, generator: Any = None, *,
+                 seed: int | None = None, **ignored: Any):
+        if batch_size is not None and (not isinstance(batch_size, int)
+                                       or isinstance(batch_size, bool) or batch_size < 1):
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if sampler is not None or batch_sampler is not None:
+            raise NotImplementedError("DataLoader(sampler=..., batch_sampler=...) is not "
+                                      "supported yet: use shuffle= and generator=")
         if isinstance(dataset, tuple):
             dataset = TensorDataset(*dataset)
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.drop_last = drop_last
-        self._rng = np.random.default_rng(seed)
+        self.num_workers = num_workers  # accepted; batches are made in this process
+        self.collate_fn = collate_fn
+        self.generator = generator if generator is not None else (
+            np.random.default_rng(seed) if seed is not None else None)
 
     def __len__(self) -> int:
-        n, b = len(self.dataset), self.batch_size
+        n = len(self.dataset)
+        if self.batch_size is None:
+            return n
+        b = self.batch_size
         return n // b if self.drop_last else -(-n // b)
 
-    def __iter__(self) -> Iterator[tuple[Tensor, ...]]:
+    def _order(self) -> np.ndarray:
         n = len(self.dataset)
-        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-        stop = n - n % self.batch_size if self.drop_last else n
-        for start in range(0, stop, self.batch_size):
-            rows = order[start:start + self.batch_size]
-            if isinstance(self.dataset, TensorDataset):
-                yield self.dataset[rows]
+        return _permutation(n, self.generator) if self.shuffle else np.arange(n)
+
+    def __iter__(self) -> Iterator[Any]:
+        order = self._order()
+        if self.batch_size is None:  # torch: samples one by one, not collated
+            for i in order:
+                yield self.dataset[int(i)]
+            return
+        n, b = len(order), self.batch_size
+        stop = n - n % b if self.drop_last else n
+        fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is None
+        for start in range(0, stop, b):
+            rows = order[start:start + b]
+            if fast:
+                yield list(self.dataset[rows])  # a list of columns, as torch's collation
             else:
-                yield _collate([self.dataset[int(i)] for i in rows])
-
-
-def _collate(samples: Sequence[Any]) -> Any:
-    first = samples[0]
-    if isinstance(first, (tuple, list)):
-        return tuple(_collate([s[i] for s in samples]) for i in range(len(first)))
-    return leaf(np.stack([s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]))
+                samples = [self.dataset[int(i)] for i in rows]
+                yield (self.collate_fn or default_collate)(samples)

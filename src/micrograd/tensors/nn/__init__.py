@@ -1,0 +1,74 @@
+"""Layers for the Tensor engine, as torch.nn: Module, Parameter, layers, containers, losses.
+
+`from_scalar_mlp` is the bridge from P0 to P1: it copies a scalar `micrograd.nn.MLP`'s
+weights into an equivalent stack of Linear layers, so a learner can check that both
+engines compute the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from micrograd.tensors.nn import functional, init
+from micrograd.tensors.nn.layers import (
+    GELU,
+    BatchNorm1d,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    LayerNorm,
+    Linear,
+    LogSoftmax,
+    ModuleDict,
+    ModuleList,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from micrograd.tensors.nn.losses import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
+from micrograd.tensors.nn.module import IncompatibleKeys, Module, Parameter, StateDictError
+
+__all__ = [
+    "Module", "Parameter", "IncompatibleKeys", "StateDictError",
+    "Linear", "Embedding", "LayerNorm", "BatchNorm1d", "Dropout",
+    "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
+    "Sequential", "ModuleList", "ModuleDict",
+    "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "from_scalar_mlp",
+]  # and the submodules init and functional
+
+_ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
+
+
+def from_scalar_mlp(mlp: Any, dtype: Any = np.float64) -> Sequential:
+    """A Tensor network computing exactly what the scalar `micrograd.nn.MLP` computes.
+
+    Each scalar Layer of n neurons becomes Linear(nin, n) whose weight row i is neuron i's
+    w and whose bias[i] is its b, followed by the neuron's activation.
+    """
+    modules: list[Module] = []
+    for layer in mlp.layers:
+        neurons = layer.neurons
+        # a throwaway generator: the drawn weights are overwritten at once, and drawing them
+        # from the default one would shift every later randn() of a seeded script
+        linear = Linear(len(neurons[0].w), len(neurons), dtype=dtype,
+                        rng=np.random.default_rng(0))
+        linear.weight.data = np.array([[w.data for w in n.w] for n in neurons], dtype=dtype)
+        linear.bias.data = np.array([n.b.data for n in neurons], dtype=dtype)
+        modules.append(linear)
+        activation = neurons[0].activation
+        if activation in _ACTIVATIONS:
+            modules.append(_ACTIVATIONS[activation]())
+    return Sequential(*modules)

@@ -1,0 +1,60 @@
+"""What every facade module shares: the error for a torch name micrograd lacks, and the
+lookup that lets a facade module follow the library it fronts (names added to
+micrograd.tensors later appear in micrograd.torch without touching it)."""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Iterable
+
+SUPPORTED_NAMES_PAGE = "docs/torch.md"
+
+
+class UnsupportedTorchName(AttributeError):
+    """A torch name that micrograd.torch does not provide (yet). An AttributeError, so
+    hasattr() and getattr(..., default) work as with a missing attribute."""
+
+
+def unsupported(module: str, name: str) -> UnsupportedTorchName:
+    torch_module = module.replace("micrograd.torch", "torch", 1)
+    return UnsupportedTorchName(
+        f"{torch_module}.{name} is not supported by micrograd.torch (yet). The names it "
+        f"supports are listed in {SUPPORTED_NAMES_PAGE} "
+        f"(or run: python -m micrograd.torch --list-names)")
+
+
+def module_getattr(module: types.ModuleType | str, sources: Iterable[Callable[[str], Any]]
+                   ) -> Callable[[str], Any]:
+    """A module-level __getattr__ that asks each source in turn (each returns the object
+    or raises LookupError/AttributeError) and caches what it finds in the module."""
+    name_of = module if isinstance(module, str) else module.__name__
+    finders = list(sources)
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):  # dunders: plain AttributeError
+            raise AttributeError(f"module {name_of!r} has no attribute {name!r}")
+        import sys
+
+        owner = sys.modules[name_of]
+        for find in finders:
+            try:
+                value = find(name)
+            except (LookupError, AttributeError):
+                continue
+            setattr(owner, name, value)
+            return value
+        raise unsupported(name_of, name)
+
+    return __getattr__
+
+
+def from_module(module: Any, names: Iterable[str] | None = None) -> Callable[[str], Any]:
+    """A source: public attributes of `module` (only `names` if given)."""
+    allowed = None if names is None else frozenset(names)
+
+    def find(name: str) -> Any:
+        if name.startswith("_") or (allowed is not None and name not in allowed):
+            raise LookupError(name)
+        return getattr(module, name)
+
+    return find
