@@ -6,14 +6,14 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
+from micrograd.torch import nn
+from micrograd.torch.nn import functional as F
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
-from micrograd.torch import nn  # noqa: E402
-from micrograd.torch.nn import functional as F  # noqa: E402
 
 RNG = np.random.default_rng(11)
 
@@ -42,9 +42,9 @@ def check_layer(make, x, *, train=True, atol=1e-12):
     (yt * torch.tensor(seed)).sum().backward()
     if x.dtype.kind == "f":
         np.testing.assert_allclose(xo.grad, xt.grad.numpy(), rtol=1e-9, atol=atol)
-    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-9, atol=atol, err_msg=name)
-    for (name, b), c in zip(ours.named_buffers(), theirs.buffers()):
+    for (name, b), c in zip(ours.named_buffers(), theirs.buffers(), strict=True):
         np.testing.assert_allclose(b.data, c.numpy(), rtol=1e-12, err_msg=name)
     return ours, theirs
 
@@ -112,10 +112,12 @@ LOSSES = [
     ("CrossEntropyLoss", {}, "classes"),
     ("CrossEntropyLoss", {"ignore_index": 2}, "classes"),
     ("CrossEntropyLoss", {"label_smoothing": 0.2}, "classes"),
-    ("CrossEntropyLoss", {"label_smoothing": 0.1, "ignore_index": 0, "reduction": "sum"}, "classes"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1, "ignore_index": 0, "reduction": "sum"},
+     "classes"),
     ("CrossEntropyLoss", {"weight": "class-weights"}, "classes"),
     ("CrossEntropyLoss", {"reduction": "none"}, "classes-3d"),
-    ("NLLLoss", {}, "log-probs"), ("NLLLoss", {"ignore_index": 1, "reduction": "none"}, "log-probs"),
+    ("NLLLoss", {}, "log-probs"),
+    ("NLLLoss", {"ignore_index": 1, "reduction": "none"}, "log-probs"),
     ("BCELoss", {}, "probabilities"), ("BCEWithLogitsLoss", {}, "binary"),
     ("BCEWithLogitsLoss", {"pos_weight": "pos-weight", "reduction": "sum"}, "binary"),
 ]
@@ -137,9 +139,12 @@ def test_losses_and_their_gradients_match_torch(name, options, kind):
         target = (RNG.uniform(size=(6, 4)) > 0.5).astype(np.float64)
     if kind == "log-probs":
         x = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
-    extra = {"class-weights": RNG.uniform(0.5, 2, size=4), "pos-weight": RNG.uniform(0.5, 2, size=4)}
-    ours_options = {k: mt.tensor(extra[v]) if isinstance(v, str) and v in extra else v for k, v in options.items()}
-    torch_options = {k: torch.tensor(extra[v]) if isinstance(v, str) and v in extra else v for k, v in options.items()}
+    extra = {"class-weights": RNG.uniform(0.5, 2, size=4),
+             "pos-weight": RNG.uniform(0.5, 2, size=4)}
+    ours_options = {k: mt.tensor(extra[v]) if isinstance(v, str) and v in extra else v
+                    for k, v in options.items()}
+    torch_options = {k: torch.tensor(extra[v]) if isinstance(v, str) and v in extra else v
+                     for k, v in options.items()}
     xo, xt = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     lo = getattr(nn, name)(**ours_options)(xo, mt.tensor(target))
     lt = getattr(torch.nn, name)(**torch_options)(xt, torch.tensor(target))
@@ -189,7 +194,8 @@ def test_constant_zeros_ones_and_gain():
     assert (nn.init.ones_(w).data == 1).all() and (nn.init.zeros_(w).data == 0).all()
     for nonlinearity in ("linear", "sigmoid", "tanh", "relu", "selu"):
         assert nn.init.calculate_gain(nonlinearity) == torch.nn.init.calculate_gain(nonlinearity)
-    assert nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain("leaky_relu", 0.2)
+    leaky = nn.init.calculate_gain("leaky_relu", 0.2)
+    assert leaky == torch.nn.init.calculate_gain("leaky_relu", 0.2)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         nn.init.kaiming_uniform_(mt.zeros(3))
 

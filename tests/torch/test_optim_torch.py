@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
+from micrograd.torch import optim
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
-from micrograd.torch import optim  # noqa: E402
 
 CASES = [
     ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
@@ -41,12 +41,12 @@ def test_optimizer_follows_torch_step_by_step(name, options):
     opt = getattr(optim, name)(ours, **options)
     ref = getattr(torch.optim, name)(theirs, **options)
     for grads in gradients(8, shapes):
-        for p, q, g in zip(ours, theirs, grads):
+        for p, q, g in zip(ours, theirs, grads, strict=True):
             p.grad = g.copy()
             q.grad = torch.tensor(g)
         opt.step()
         ref.step()
-        for p, q in zip(ours, theirs):
+        for p, q in zip(ours, theirs, strict=True):
             np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-12, atol=1e-15)
 
 

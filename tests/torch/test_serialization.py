@@ -10,12 +10,12 @@ import zipfile
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
 
 DTYPES = [(np.float32, torch.float32), (np.float64, torch.float64), (np.int64, torch.int64)]
 
@@ -94,7 +94,8 @@ def test_parameters_keep_requires_grad_through_torch():
     loaded = mt.load(saved_by_torch({"p": p, "t": torch.ones(2, requires_grad=True)}))
     assert isinstance(loaded["p"], mt.nn.Parameter) and loaded["p"].requires_grad
     assert loaded["t"].requires_grad
-    back = torch.load(saved_by_us({"w": mt.tensor([1.0, 2.0], requires_grad=True)}), weights_only=True)
+    back = torch.load(saved_by_us({"w": mt.tensor([1.0, 2.0], requires_grad=True)}),
+                      weights_only=True)
     assert back["w"].requires_grad
 
 

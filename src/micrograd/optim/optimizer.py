@@ -11,7 +11,8 @@ change in `grad_value`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def param_value(p: Any) -> Any:
@@ -190,12 +191,12 @@ class Optimizer:
             raise ValueError(f"loaded state dict has {len(saved_groups)} parameter groups, "
                              f"this optimizer has {len(self.param_groups)}")
         by_index: dict[int, Any] = {}
-        for saved, group in zip(saved_groups, self.param_groups):
+        for saved, group in zip(saved_groups, self.param_groups, strict=True):
             if len(saved["params"]) != len(group["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't "
                                  f"match the size of optimizer's group ({len(saved['params'])} "
                                  f"against {len(group['params'])} parameters)")
-            by_index.update(zip(saved["params"], group["params"]))
+            by_index.update(zip(saved["params"], group["params"], strict=True))
             for key, value in saved.items():
                 if key != "params":
                     group[key] = value

@@ -15,8 +15,9 @@ backward pass (as after zero_grad()), and equal backward()'s bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from micrograd.autograd import topological_order
 from micrograd.viz.graph import _unique_names, array_text, given_names, tensor_kind
@@ -117,7 +118,10 @@ def tensor_trace_steps(root: Any, names: Mapping[str, Any] | None = None) -> Ten
     order = topological_order(root)
     fixed = given_names(names, "trace")
     table = _unique_names(order, fixed)
-    name = lambda node: table[id(node)]  # noqa: E731
+
+    def name(node: Any) -> str:
+        return table[id(node)]
+
     grads: dict = {id(node): None for node in order}
     import numpy as np
 
@@ -190,7 +194,7 @@ def _python_operand(node: Any) -> tuple | None:
     if code is None or not cells:
         return None
     captured = {}
-    for var, cell in zip(code.co_freevars, cells):
+    for var, cell in zip(code.co_freevars, cells, strict=True):
         try:
             captured[var] = cell.cell_contents
         except ValueError:  # an empty cell

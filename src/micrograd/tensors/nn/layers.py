@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 

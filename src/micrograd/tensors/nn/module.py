@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -84,8 +85,9 @@ class Module:
     training: bool = True
     _version = 1
     # state_dict keys that torch does not report missing when loading a dict without
-    # version metadata (BatchNorm's num_batches_tracked, which older files lack)
-    _optional_state: tuple[str, ...] = ()  # torch stores it in state_dict metadata; kept for readers that look
+    # version metadata (BatchNorm's num_batches_tracked, which older files lack); torch
+    # keeps the version in state_dict metadata, kept here for readers that look
+    _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
