@@ -12,6 +12,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from micrograd.check.source import parse
+
 # when the scan must stop (--timeout covers the parent's own work); per thread of checking
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
 
@@ -217,7 +219,7 @@ def static_findings(source: str, deadline: float | None = None,
                     tree: ast.Module | None = None) -> list[Finding]:
     """All source-level findings; raises SyntaxError if the source does not parse, and
     ScanTimeout once time.monotonic() passes `deadline`. `tree`: the source already parsed."""
-    tree = tree if tree is not None else ast.parse(source)
+    tree = tree if tree is not None else parse(source)
     token = _DEADLINE.set(deadline)
     try:
         return _findings(tree, source)
