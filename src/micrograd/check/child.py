@@ -157,6 +157,9 @@ class Child:
         self.learner_file = ""
         self.module: Any = None  # the learner's module and class: anything at all
         self.cls: Any = None
+        self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
+        self.data_attr, self.grad_attr, self.kind = "data", "grad", "scalar"
+        self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
 
     # -- channel --------------------------------------------------------------------
 
@@ -240,6 +243,7 @@ class Child:
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
+        self.api = {k: v for k, v in dict(request.get("api") or {}).items() if v}
         sys.path.insert(0, request["root"])
         name = request["module_name"]
         if "." in name:  # inside a package: Python imports the package first, as here
@@ -303,33 +307,82 @@ class Child:
         if wanted:
             cls = getattr(module, wanted, None)
             if isinstance(cls, type):
+                self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
-        cls = getattr(module, "Value", None)
-        if isinstance(cls, type):
-            return cls, "class Value"
-        for name, obj in list(vars(module).items()):
-            if isinstance(obj, type) and callable(getattr(obj, "backward", None)):
-                try:
-                    sample = self.limited(1.0, functools.partial(obj, 2.0))
-                except BaseException:
-                    continue
-                if hasattr(sample, "data") and hasattr(sample, "grad"):
-                    return obj, f"class {name} (it has data, grad and backward)"
-        return None, "no class named Value, and no class with data, grad and backward()"
+        own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
+               and getattr(obj, "__module__", None) == module.__name__]
+        own.sort(key=lambda c: (c.__name__ != "Value", c.__name__ != "Tensor"))
+        for cls in own:
+            if self.discover(cls):
+                return cls, f"class {cls.__name__} (it holds a number and its gradient)"
+        return None, ("no class in the file that takes a number and keeps it with a gradient "
+                      "(like Value(2.0).data and .grad)")
+
+    def discover(self, cls: type) -> bool:
+        """The data and grad attributes and the backward entry of `cls` (overrides first)."""
+        api = self.api
+        try:
+            sample = self.limited(1.0, functools.partial(cls, 2.0))
+            state = dict(object.__getattribute__(sample, "__dict__"))
+        except BaseException:
+            return False
+        numeric = {k: v for k, v in state.items() if not callable(v)}
+        data = api.get("data") or next(
+            (k for k in ("data", "value", "val", "x", "v") if _is_two(numeric.get(k, None))),
+            next((k for k, v in numeric.items() if _is_two(v)), None))
+        grad = api.get("grad") or next(
+            (k for k in ("grad", "g", "gradient", "dx") if _is_zero(numeric.get(k, 1))),
+            next((k for k, v in numeric.items() if k != data and _is_zero(v)), None))
+        if data is None or grad is None:
+            return False
+        self.data_attr, self.grad_attr = data, grad
+        self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
+        names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
+        for name in names:
+            method = getattr(cls, name, None)
+            if callable(method) and name != grad:
+                self.backward_entry = {"kind": "method", "name": name}
+                return True
+        for name, obj in list(vars(self.module).items()):
+            if isinstance(obj, types.FunctionType) and obj.__module__ == self.module.__name__ \
+                    and (name == api.get("backward") or (not api.get("backward") and any(
+                        w in name.lower() for w in ("backward", "backprop", "back_prop")))):
+                self.backward_entry = {"kind": "function", "name": name}
+                return True
+        self.backward_entry = None  # a class without backward: its own diagnosis
+        return True
+
+    def run_backward(self, out: Any) -> Any:
+        entry = self.backward_entry
+        if entry is None:
+            raise AttributeError("the class has no backward entry")
+        if entry["kind"] == "function":
+            return getattr(self.module, entry["name"])(out)
+        return getattr(out, entry["name"])()
+
+    def call(self, obj: Any, name: str) -> Any:
+        """A probe program's method call; `backward` is the engine's own backward entry."""
+        return self.run_backward(obj) if name == "backward" else getattr(obj, name)()
 
     def class_info(self, how: str) -> dict[str, Any]:
         cls = self.cls
         if cls is None:
             return {"found": False, "how": how, "name": None, "methods": {}}
         methods: dict[str, list[int] | None] = {}
-        for attr in CAPABILITY_ATTRS + ("backward", "__init__"):
+        for attr in CAPABILITY_ATTRS + ("__init__",) + TENSOR_ATTRS:
             value = getattr(cls, attr, None)
             if value is None or value is getattr(object, attr, None):
                 continue
-            methods[attr] = source_span(value, self.learner_file)
+            methods[attr] = source_span(getattr(value, "fget", value), self.learner_file)
+        entry = self.backward_entry
+        if entry is not None:
+            owner = self.module if entry["kind"] == "function" else cls
+            methods["backward"] = source_span(getattr(owner, entry["name"]), self.learner_file)
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
-                "mlp": isinstance(getattr(self.module, "MLP", None), type)}
+                "mlp": isinstance(getattr(self.module, "MLP", None), type),
+                "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
+                        "grad": self.grad_attr, "kind": self.kind}}
 
     # -- probes ------------------------------------------------------------------------
 
@@ -352,12 +405,12 @@ class Child:
         try:
             leaves = {name: cls(float(x)) for name, x in inputs.items()}
             before = {name: own_attr(leaf, "_backward") for name, leaf in leaves.items()}
-            out = run_program(body, dict(leaves), call_method)
+            out = run_program(body, dict(leaves), self.call)
             run["result_type"] = type(out).__name__
             if not isinstance(out, cls):
                 run["result"] = safe_repr(out)
                 return run
-            run["data"] = number(getattr(out, "data", None))
+            run["data"] = number(getattr(out, self.data_attr, None))
             if request.get("backward_calls", 1) == 0:
                 return run
             run["backward_is_none"] = getattr(out, "_backward", 0) is None
@@ -366,10 +419,11 @@ class Child:
             calls = instrument_walk(out) if request.get("walk") else None
             run["stage"] = "backward"
             for _ in range(request.get("backward_calls", 1)):
-                out.backward()
+                self.run_backward(out)
             run["stage"] = "done"
-            run["seed"] = number(out.grad)
-            run["grads"] = {name: number(leaf.grad) for name, leaf in leaves.items()}
+            run["seed"] = number(getattr(out, self.grad_attr))
+            run["grads"] = {name: number(getattr(leaf, self.grad_attr))
+                            for name, leaf in leaves.items()}
             if calls is not None:
                 run["walk"] = summarize_walk(*calls)
         except BaseException as error:
@@ -378,8 +432,9 @@ class Child:
 
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
         v = self.limited(request["timeout"], lambda: self.cls(2.0))
-        return {"has_data": hasattr(v, "data"), "has_grad": hasattr(v, "grad"),
-                "data": number(getattr(v, "data", None)), "grad": number(getattr(v, "grad", None))}
+        data, grad = self.data_attr, self.grad_attr
+        return {"has_data": hasattr(v, data), "has_grad": hasattr(v, grad),
+                "data": number(getattr(v, data, None)), "grad": number(getattr(v, grad, None))}
 
     def signature(self, request: dict[str, Any]) -> dict[str, Any]:
         import inspect
@@ -408,29 +463,50 @@ class Child:
             if report["distinct"] < len(params) or len(params) != len(request["weights"]):
                 return report
             for p, w in zip(params, request["weights"]):
-                p.data = w
+                setattr(p, self.data_attr, w)
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
             out = mlp([cls(v) for v in xs[0]])
             report["output"] = number(getattr(out, "data", out))
             report["stage"] = "training-step"
             for p in params:
-                p.grad = 0.0
+                setattr(p, self.grad_attr, 0.0)
             loss = cls(0.0)
             for x, y in zip(xs, ys):
                 loss = loss + (mlp([cls(v) for v in x]) - y) ** 2
-            loss.backward()
-            report["loss"] = number(loss.data)
-            report["grads"] = [number(p.grad) for p in params]
+            self.run_backward(loss)
+            report["loss"] = number(getattr(loss, self.data_attr))
+            report["grads"] = [number(getattr(p, self.grad_attr)) for p in params]
             if callable(getattr(mlp, "zero_grad", None)):
                 report["stage"] = "zero-grad"
                 mlp.zero_grad()
-                report["grads_after_zero_grad"] = [number(p.grad) for p in params]
+                report["grads_after_zero_grad"] = [number(getattr(p, self.grad_attr))
+                                                   for p in params]
                 report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
             report["stage"] = "done"
         except BaseException as error:
             report["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return report
+
+
+BACKWARD_NAMES = ("backward", "backprop", "back_prop", "backpropagate", "backward_pass",
+                  "back_propagate", "propagate")
+TENSOR_ATTRS = ("__matmul__", "sum", "mean", "reshape", "T", "softmax", "cross_entropy")
+
+
+def _is_two(value: Any) -> bool:
+    """Value(2.0) keeps its 2.0 (a float, an int, or a numpy 0-d array)."""
+    try:
+        return not isinstance(value, (bool, str)) and float(value) == 2.0
+    except (TypeError, ValueError):
+        return False
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return not isinstance(value, (bool, str)) and value is not None and float(value) == 0.0
+    except (TypeError, ValueError):
+        return False
 
 
 CAPABILITY_ATTRS = ("__add__", "__mul__", "__sub__", "__truediv__", "__pow__", "__neg__",

@@ -38,6 +38,8 @@ class Engine:
     methods: dict[str, list[int] | None]
     source_lines: list[str]
     has_mlp: bool = False
+    kind: str = "scalar"       # "scalar" (a float per node) or "tensor" (numpy arrays)
+    grad_attr: str = "grad"    # the attribute name of the gradient (`.grad`, `.g`, ...)
     failed: dict[str, str] = field(default_factory=dict)  # probe id -> its diagnosis
 
     def has(self, capability: str) -> bool:
@@ -169,6 +171,34 @@ def op_line(engine: Engine, diagnosis: str, op: str) -> int | None:
     if base in ("exponent-as-value", "rmul-returns-float", "radd-returns-float",
                 "op-returns-non-value", "wrong-forward"):
         return engine.line_in(attr, r"def ")
+    return None
+
+
+def limit_line(engine: Engine, diagnosis: str) -> int | None:
+    """Where a design limit lives: the recursive call of the topological sort, or the line of
+    backward() that seeds the root's gradient (where resetting intermediate grads belongs)."""
+    span = engine.methods.get("backward")
+    if not span:
+        return None
+    lines = engine.source_lines
+    first, last = span[0], min(span[1], len(lines))
+    if diagnosis == "recursion-limit":
+        nested: list[tuple[str, int]] = []
+        for number in range(first, last + 1):
+            found = re.match(r"(\s*)def (\w+)\s*\(", lines[number - 1])
+            if found:
+                nested.append((found.group(2), len(found.group(1))))
+                continue
+            for name, indent in nested:
+                body = lines[number - 1]
+                if len(body) - len(body.lstrip()) > indent and re.search(rf"\b{name}\s*\(", body):
+                    return number
+        return None
+    if diagnosis == "stale-intermediate-grads":
+        seed = rf"\.{re.escape(engine.grad_attr)}\s*=(?!=)\s*(1|1\.0*|np\.ones|numpy\.ones)\b"
+        for number in range(first, last + 1):
+            if re.search(seed, lines[number - 1]):
+                return number
     return None
 
 
