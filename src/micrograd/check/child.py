@@ -274,7 +274,8 @@ class Child:
             if remaining <= 0:
                 failures.append({"unit": number, "timeout": "total", "error": None})
                 break
-            limit = min(per_unit, remaining)
+            # an import (torch takes seconds on a busy machine) may use what is left
+            limit = remaining if _is_import(code_or_tree) else min(per_unit, remaining)
             _signal(signal.SIGALRM, _on_alarm)  # a statement before may have replaced it
             try:
                 tree = code_or_tree if isinstance(code_or_tree, ast.Module) \
@@ -310,9 +311,11 @@ class Child:
                 self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
+        # classes defined in the file first, then imported ones (`from engine import Value`)
         own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
-               and getattr(obj, "__module__", None) == module.__name__]
-        own.sort(key=lambda c: (c.__name__ != "Value", c.__name__ != "Tensor"))
+               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
+        own.sort(key=lambda c: (c.__module__ != module.__name__, c.__name__ != "Value",
+                                c.__name__ != "Tensor"))
         for cls in own:
             if self.discover(cls):
                 return cls, f"class {cls.__name__} (it holds a number and its gradient)"
@@ -324,7 +327,7 @@ class Child:
         api = self.api
         try:
             sample = self.limited(1.0, functools.partial(cls, 2.0))
-            state = dict(object.__getattribute__(sample, "__dict__"))
+            state = instance_state(sample)
         except BaseException:
             return False
         numeric = {k: v for k, v in state.items() if not callable(v)}
@@ -378,7 +381,8 @@ class Child:
         entry = self.backward_entry
         if entry is not None:
             owner = self.module if entry["kind"] == "function" else cls
-            methods["backward"] = source_span(getattr(owner, entry["name"]), self.learner_file)
+            found = getattr(owner, entry["name"], None)
+            methods["backward"] = source_span(found, self.learner_file) if found else None
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
@@ -492,6 +496,28 @@ class Child:
 BACKWARD_NAMES = ("backward", "backprop", "back_prop", "backpropagate", "backward_pass",
                   "back_propagate", "propagate")
 TENSOR_ATTRS = ("__matmul__", "sum", "mean", "reshape", "T", "softmax", "cross_entropy")
+
+
+def _is_import(unit: Any) -> bool:
+    return isinstance(unit, ast.Module) and len(unit.body) == 1 \
+        and isinstance(unit.body[0], (ast.Import, ast.ImportFrom))
+
+
+def instance_state(obj: Any) -> dict[str, Any]:
+    """An instance's own attributes: its __dict__ and the __slots__ of its classes."""
+    try:
+        state = dict(object.__getattribute__(obj, "__dict__"))
+    except AttributeError:
+        state = {}
+    for klass in type(obj).__mro__:
+        slots = vars(klass).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in state and not name.startswith("__"):
+                try:
+                    state[name] = object.__getattribute__(obj, name)
+                except AttributeError:
+                    pass
+    return state
 
 
 def _is_two(value: Any) -> bool:

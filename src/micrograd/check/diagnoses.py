@@ -176,8 +176,15 @@ _add("recursion-limit", "recursive topological sort hits Python's recursion limi
      ops): right for the lecture's small graphs, broken for deep ones. An explicit stack
      removes the limit.""",
      "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
-     "stack = [(self, False)]; while stack: v, done = stack.pop(); ...  # iterative DFS",
-     "the lecture's build_topo and micrograd 0.1.0 break here too")
+     "replace the recursive call shown with an explicit stack:\n"
+     "stack = [(self, False)]\n"
+     "while stack:\n"
+     "    v, expanded = stack.pop()\n"
+     "    if expanded: topo.append(v); continue\n"
+     "    if v in visited: continue\n"
+     "    visited.add(v); stack.append((v, True))\n"
+     "    stack.extend((c, False) for c in v._prev)",
+     "a LIMIT, not a bug: the lecture's build_topo and micrograd 0.1.0 do it too")
 _add("infinite-recursion", "an op calls itself forever",
      """Running this expression recursed until Python's limit of 1,000 nested calls: an op
      that calls itself (for example __neg__ written as `return -self`, or __sub__ as
@@ -202,7 +209,8 @@ _add("tanh-overflow", "tanh overflows for large inputs",
      larger than any float), although tanh itself is just 1 there. The output of tanh is
      always strictly between -1 and 1; math.tanh handles the large inputs.""",
      "Value(400.0).tanh()  ->  OverflowError (should be 1.0)",
-     "t = math.tanh(self.data)", "textbook pitfall 6")
+     "t = math.tanh(self.data)      # stable at every x; the backward stays 1 - t**2",
+     "a LIMIT, not a bug, when the formula is the lecture's; textbook pitfall 6")
 _add("tanh-range", "tanh gives a value outside [-1, 1]",
      """tanh squashes every input into the interval (-1, 1). Your tanh returned something else
      for a large input. (Related: with a tanh output layer, train on labels ±1 or inside
@@ -253,9 +261,11 @@ _add("stale-intermediate-grads", "calling backward() twice on one graph reuses o
      do the same (z = (x*x)*2 at x = 3 gives 36 after two calls instead of 24); PyTorch
      refuses or gives exactly double. It bites when you call backward() twice without
      rebuilding the graph.""",
-     "t = a*b; y = t + c; y.backward(); y.backward()  ->  a.grad = 2*b, not 3*b",
-     "for v in topo: v.grad = 0.0 if v._prev else v.grad   # reset non-leaves first",
-     "the lecture's engine and micrograd 0.1.0 break here too")
+     "t = a + b; y = t + a; y.backward(); y.backward()  ->  a.grad = 5, not 4",
+     "before the line shown (where the root's grad is seeded), reset the inner nodes:\n"
+     "for v in topo:\n"
+     "    if v._prev: v.grad = 0.0      # leaves keep accumulating, as in PyTorch",
+     "a LIMIT, not a bug: the lecture's engine and micrograd 0.1.0 do it too")
 _add("backward-twice-wrong", "gradients wrong after two backward() calls",
      """Two backward() calls on graphs sharing the same leaves should add up the two gradients.
      Yours gave something else.""",
@@ -317,17 +327,14 @@ _add("import-error", "an import in the file failed",
      graphviz, plotting, a torch cross-check) nothing is lost.""",
      "import seaborn  ->  ModuleNotFoundError: No module named 'seaborn'",
      "pip install <module>, or delete the import if the engine does not need it", "advisory")
-_add("load-exception", "running the file raised an exception",
-     """Importing your file runs its top-level code, and that code raised an error before the
-     checker could look at the class.""", "see the line shown",
-     "move demo code under  if __name__ == '__main__':")
-_add("statement-raised", "a top-level statement raised an exception",
+_add("load-exception", "a top-level statement raised an exception",
      """The checker runs a .py file's top-level statements one at a time, as a notebook runs
      its cells: this one raised (the error is Python's own) and the rest of the file ran. Often
      demo code (a plot, a cross-check); if the statement defines something the engine needs,
      later probes fail too.""",
      "plt.plot(losses)  ->  NameError: name 'plt' is not defined",
-     "fix the line shown, or move demo code under  if __name__ == '__main__':", "advisory")
+     "fix the statement at the line shown, or move demo code under  "
+     "if __name__ == '__main__':", "advisory")
 _add("statement-slow", "a top-level statement ran too long and was stopped",
      """A top-level statement ran longer than its share of the load time (usually a training
      loop), so the checker stopped it and went on with the next statement. The checks need
@@ -386,9 +393,60 @@ _add("load-memory", "running the file ran out of memory",
      """A top-level statement of your file tried to allocate more memory than the checker
      allows (its address-space limit). The checker ran the rest of the file anyway.""",
      "see the line shown", "allocate less at top level", "advisory")
+_add("no-backward", "the class has no backward entry",
+     """The checker found your class (it keeps a number and a gradient) but no way to run
+     backpropagation: no method backward() (nor backprop(), back_prop(), grad(), ...) and no
+     module-level function such as backward(root). Without one nothing can be checked.""",
+     "Value(2.0).backward()  ->  AttributeError",
+     "add  def backward(self): ...  to the class (topological sort, seed self.grad = 1, "
+     "call _backward in reverse), or name yours: micrograd check FILE --backward NAME")
+_add("div-no-backward", "`/` makes its node without a _backward",
+     """Your __truediv__ computes the quotient in a new node but never sets that node's
+     _backward, so backward() passes nothing through `/`: both inputs keep gradient 0.
+     Either write its backward (d(a/b)/da = 1/b, d(a/b)/db = -a/b^2) or build `/` from ops
+     that have one, as the lecture does.""",
+     "y = a / b; y.backward()  ->  a.grad = 0, b.grad = 0",
+     "def __truediv__(self, other): return self * other**-1\n"
+     "or, after the line shown:\n"
+     "def _backward():\n"
+     "    self.grad += (1 / other.data) * out.grad\n"
+     "    other.grad += (-self.data / other.data**2) * out.grad\n"
+     "out._backward = _backward", "lecture 1:38")
+_add("pow-negative-exponent", "x ** n is wrong for a negative exponent n",
+     """x ** -1 (which `/` is usually built on) must give 1/x with derivative -1/x^2. Your
+     __pow__ handles only n >= 0 (a loop `range(n)` runs zero times for n < 0, leaving 1), so
+     every negative power, and every division built on it, comes out wrong.""",
+     "Value(1.7) ** -1  ->  1.0 (should be 0.588)",
+     "out = Value(self.data ** other, (self,), f'**{other}')\n"
+     "self.grad += other * self.data ** (other - 1) * out.grad   # any real exponent",
+     "lecture 1:38")
+_add("pow-negative-base", "x ** n raises for a negative or zero base",
+     """x ** 2 at x = -3 is 9 with derivative -6, and at x = 0 it is 0 with derivative 0. Your
+     __pow__'s backward takes math.log of the base (the derivative with respect to the
+     exponent), which is undefined for a base <= 0, so backward() raises. With a constant
+     exponent that term is not needed at all.""",
+     "(Value(-3.0) ** 2).backward()  ->  ValueError: math domain error",
+     "for a number exponent, drop the log term:\n"
+     "self.grad += other * self.data ** (other - 1) * out.grad",
+     "lecture 1:38")
+_add("sigmoid-overflow", "sigmoid overflows for large negative inputs",
+     """sigmoid(x) written as 1 / (1 + exp(-x)) overflows for x below about -709: exp(-x) is
+     larger than any float, so math.exp raises OverflowError although sigmoid is just 0
+     there. The stable form uses exp of a non-positive number only.""",
+     "Value(-800.0).sigmoid()  ->  OverflowError (should be 0.0)",
+     "s = 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))")
+_add("missing-rsub", "no __rsub__: `2 - a` raises TypeError",
+     """Python evaluates 2 - a as int.__sub__(2, a), which does not know your class, and then
+     falls back to a.__rsub__(2). Without __rsub__ you get a TypeError: loud, not a wrong
+     number, so it is a warning. It belongs next to the __sub__ shown.""",
+     "2 - Value(1.7)  ->  TypeError",
+     "def __rsub__(self, other): return other + (-self)    # next to __sub__",
+     "textbook pitfall 4")
 _add("class-not-found", "no Value class found",
-     """The checker looks for a class named Value, or one with .data, .grad and backward().
-     Name it with PATH:ClassName if it is called something else.""",
+     """The checker looks for a class defined in the file that takes a number and keeps it
+     with a gradient (Value(2.0).data == 2.0 and .grad == 0, under any attribute names).
+     Name it with PATH:ClassName if it is not found; if the class statement itself raised,
+     its line is shown.""",
      "micrograd check my_engine.py:Scalar", "micrograd check FILE.py:YourClassName")
 _add("child-crashed", "the checker's sandbox process died",
      """The process running your code stopped abruptly (a crash in C code, or the operating

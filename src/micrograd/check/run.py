@@ -216,8 +216,15 @@ class Session:
         self.results.append(load)
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
         if not info.get("found"):
-            self.results.append(ProbeResult("find-class", "load", "error", "find the Value class",
-                                            "class-not-found", detail=self.class_how))
+            lines = self.learner.text.splitlines()
+            raised = [f.get("unit") for f in failures if isinstance(f.get("unit"), int)
+                      and 1 <= f["unit"] <= len(lines)
+                      and lines[f["unit"] - 1].lstrip().startswith("class ")]
+            self.results.append(ProbeResult(
+                "find-class", "load", "fail", "find the Value class", "class-not-found",
+                detail=self.class_how + ("; the class statement at the line shown raised"
+                                         if raised else ""),
+                line=raised[0] if raised and self.learner.cells is None else None))
             return None
         methods = {str(k): v for k, v in dict(info.get("methods", {})).items()}
         api = dict(info.get("api") or {})
@@ -226,7 +233,7 @@ class Session:
                         source_lines=self.learner.text.splitlines(),
                         has_mlp=bool(info.get("mlp")), kind=str(api.get("kind", "scalar")),
                         grad_attr=str(api.get("grad") or "grad"))
-        if api.get("backward") is None:
+        if api.get("backward") is None and any(engine.has(op) for op in OPS):
             self.results.append(ProbeResult(
                 "find-backward", "load", "fail", "find the backward entry", "no-backward",
                 detail=f"class {self.class_name} has no backward() (nor backprop(), "
@@ -255,7 +262,7 @@ class Session:
         elif "NameError" in types and self._annotation_line(error.get("line"), message):
             diagnosis, detail = "annotation-name-error", message
         else:
-            diagnosis = "notebook-cell-raised" if notebook else "statement-raised"
+            diagnosis = "notebook-cell-raised" if notebook else "load-exception"
             detail = message
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
                            line=_line(error.get("line")), where=_texts(error.get("where")))
