@@ -218,7 +218,7 @@ class Child:
 
     def serve(self) -> None:
         handlers = {"load": self.load, "probe": self.probe, "construct": self.construct,
-                    "signature": self.signature, "nn": self.nn}
+                    "signature": self.signature, "nn": self.nn, "tensor": self.tensor}
         while True:
             request = self.receive()
             if request.get("do") == "stop":
@@ -334,8 +334,9 @@ class Child:
         data = api.get("data") or next(
             (k for k in ("data", "value", "val", "x", "v") if _is_two(numeric.get(k, None))),
             next((k for k, v in numeric.items() if _is_two(v)), None))
-        grad = api.get("grad") or next(
-            (k for k in ("grad", "g", "gradient", "dx") if _is_zero(numeric.get(k, 1))),
+        grad = api.get("grad") or next(  # None before the first backward, as in PyTorch
+            (k for k in ("grad", "g", "gradient", "dx")
+             if k in numeric and (numeric[k] is None or _is_zero(numeric[k]))),
             next((k for k, v in numeric.items() if k != data and _is_zero(v)), None))
         if data is None or grad is None:
             return False
@@ -378,6 +379,14 @@ class Child:
             if value is None or value is getattr(object, attr, None):
                 continue
             methods[attr] = source_span(getattr(value, "fget", value), self.learner_file)
+        if self.kind == "tensor":
+            for name, obj in list(vars(self.module).items()):
+                if isinstance(obj, types.FunctionType) and name in TENSOR_ATTRS \
+                        and name not in methods:  # cross_entropy(logits, targets)
+                    methods[name] = source_span(obj, self.learner_file)
+                elif isinstance(obj, type) and obj is not cls and callable(
+                        getattr(obj, "backward", None)) and callable(getattr(obj, "forward", None)):
+                    methods["class:" + name.lower()] = source_span(obj.backward, self.learner_file)
         entry = self.backward_entry
         if entry is not None:
             owner = self.module if entry["kind"] == "function" else cls
@@ -433,6 +442,52 @@ class Child:
         except BaseException as error:
             run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return run
+
+    def tensor(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Steps of array ops on Tensor leaves (nested lists), then backward(): the loss and
+        every leaf's grad as nested lists. Ops come from a fixed table, never from text."""
+        run: dict[str, Any] = {"stage": "forward", "error": None}
+
+        def steps() -> None:
+            cls, grad = self.cls, self.grad_attr
+            env = {name: cls(value) for name, value in request["inputs"].items()}
+            leaves = dict(env)
+            out = None
+            for target, op, args, params in request["steps"]:
+                out = env[target] = self.tensor_op(op, [env[a] for a in args], params)
+            run["data"] = plain(getattr(out, self.data_attr, None))
+            if request.get("backward_calls", 1) == 0:
+                run["stage"] = "done"
+                return
+            run["stage"] = "backward"
+            for _ in range(request.get("backward_calls", 1)):
+                self.run_backward(out)
+            run["stage"] = "done"
+            run["grads"] = {name: plain(getattr(leaf, grad, None)) for name, leaf in leaves.items()}
+
+        try:
+            self.limited(request["timeout"], steps)
+        except BaseException as error:
+            run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
+        return {"runs": [run]}
+
+    def tensor_op(self, op: str, args: list[Any], params: dict[str, Any]) -> Any:
+        a = args[0]
+        if op in BINARY_TENSOR_OPS:
+            return BINARY_TENSOR_OPS[op](a, args[1])
+        if op == "T":
+            return a.T
+        if op == "reshape":
+            return a.reshape(*[int(n) for n in params["shape"]])
+        if op in ("sum", "mean"):
+            return getattr(a, op)(axis=params.get("axis"), keepdims=bool(params.get("keepdims")))
+        extra = [[int(t) for t in params["targets"]]] if op == "cross_entropy" else []
+        if op not in TENSOR_ATTRS + ("relu", "tanh", "exp", "log"):
+            raise ValueError(f"not a tensor op: {op!r}")
+        method = getattr(a, op, None)
+        if callable(method):
+            return method(*extra)
+        return getattr(self.module, op)(a, *extra)  # a module function: cross_entropy(x, t)
 
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
         v = self.limited(request["timeout"], lambda: self.cls(2.0))
@@ -491,6 +546,26 @@ class Child:
         except BaseException as error:
             report["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return report
+
+
+BINARY_TENSOR_OPS = {"add": operator.add, "mul": operator.mul, "matmul": operator.matmul}
+MAX_ITEMS = 400  # numbers in one reported array
+
+
+def plain(x: Any) -> Any:
+    """A number, or an array as nested lists of numbers (numpy's tolist); else a repr."""
+    value = number(x)
+    if not isinstance(value, dict):
+        return value
+    try:
+        listed = x.tolist() if callable(getattr(x, "tolist", None)) else None
+        if isinstance(listed, (int, float)):
+            return float(listed)
+        if isinstance(listed, list) and len(_dumps(listed)) < MAX_ITEMS * 30:
+            return {"array": listed, "shape": [int(n) for n in x.shape]}
+    except BaseException:
+        pass
+    return value
 
 
 BACKWARD_NAMES = ("backward", "backprop", "back_prop", "backpropagate", "backward_pass",
