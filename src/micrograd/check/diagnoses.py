@@ -442,6 +442,73 @@ _add("missing-rsub", "no __rsub__: `2 - a` raises TypeError",
      "2 - Value(1.7)  ->  TypeError",
      "def __rsub__(self, other): return other + (-self)    # next to __sub__",
      "textbook pitfall 4")
+# numpy Tensor engines (the textbook's P1 chapter)
+_add("missing-unbroadcast", "a broadcast input's gradient is not summed back to its shape",
+     """In x + b with x of shape (3, 4) and b of shape (4,), numpy broadcasts b over the rows.
+     The gradient of b is then the sum of out.grad over the broadcast axes, shape (4,); your
+     op hands b the whole (3, 4) gradient, so numpy refuses to add it (or b.grad gets the
+     wrong shape). Every op whose inputs can broadcast (+, *, ...) must sum back.""",
+     "x: (3, 4), b: (4,); ((x + b) * r).sum().backward()  ->  ValueError or b.grad (3, 4)",
+     "def unbroadcast(g, shape):\n"
+     "    while g.ndim > len(shape): g = g.sum(axis=0)\n"
+     "    for i, n in enumerate(shape):\n"
+     "        if n == 1 and g.shape[i] != 1: g = g.sum(axis=i, keepdims=True)\n"
+     "    return g\n"
+     "and at the line shown: unbroadcast(grad, a.shape), unbroadcast(grad, b.shape)",
+     "textbook P1: broadcasting")
+_add("matmul-grad-not-transposed", "matmul's backward does not use the transposes",
+     """For out = a @ b, the gradients are a.grad += out.grad @ b.T and b.grad += a.T @
+     out.grad. Without the transposes the shapes only line up for square matrices (and the
+     numbers are still wrong); for (2, 3) @ (3, 4) numpy raises.""",
+     "x: (2, 3), w: (3, 4); ((x @ w) * r).sum().backward()",
+     "self.grad += out.grad @ other.data.T\nother.grad += self.data.T @ out.grad",
+     "textbook P1: matmul")
+_add("sum-axis-grad", "sum(axis)'s backward does not put the reduced axis back",
+     """x.sum(axis=1) of a (2, 3) array has shape (2,). Its gradient must be spread over the
+     summed axis: out.grad reshaped to (2, 1) (np.expand_dims(g, axis)) and broadcast to
+     (2, 3). Broadcasting (2,) directly lines it up with the wrong axis (or fails), unless
+     keepdims=True kept the axis.""",
+     "(x.sum(axis=1) * r).sum().backward()  ->  x.grad wrong",
+     "g = out.grad if axis is None or keepdims else np.expand_dims(out.grad, axis)\n"
+     "self.grad += np.broadcast_to(g, self.data.shape)", "textbook P1: reductions")
+_add("mean-grad-not-divided", "mean's backward does not divide by the count",
+     """mean is sum / n, so each input gets out.grad / n, where n is the number of elements
+     averaged (all of them, or the size of the axis). Your backward spreads out.grad
+     without dividing, n times too large.""",
+     "x.mean().backward() on a (2, 3) array  ->  x.grad = 1 everywhere, not 1/6",
+     "self.grad += np.broadcast_to(g, self.data.shape) / n   # n = size averaged over",
+     "textbook P1: reductions")
+_add("reshape-grad-not-reshaped", "reshape's backward does not reshape the gradient back",
+     """out = x.reshape(3, 2) has the output's shape; its gradient must be reshaped to the
+     input's shape before it is added: out.grad.reshape(self.data.shape).""",
+     "(x.reshape(3, 2) * r).sum().backward() with x (2, 3)  ->  ValueError",
+     "self.grad += out.grad.reshape(self.data.shape)", "textbook P1: views")
+_add("transpose-grad", ".T's backward does not transpose the gradient back",
+     """out = x.T has the transposed shape; its gradient must be transposed back before it is
+     added to x.grad: out.grad.T.""",
+     "(x.T * r).sum().backward() with x (2, 3)  ->  ValueError or a wrong grad",
+     "self.grad += out.grad.T", "textbook P1: views")
+_add("softmax-unstable", "softmax overflows for large logits",
+     """exp(1000) is inf, and inf / inf is nan: softmax of logits around 1000 gives nan.
+     Softmax does not change when a constant is subtracted from every logit, so subtract
+     the row's max first: every exp is then at most 1.""",
+     "Tensor([[1000., 0., -1000.]]).softmax()  ->  nan",
+     "e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))",
+     "textbook P1: numerical stability")
+_add("cross-entropy-unstable", "cross-entropy takes log of a probability that underflows",
+     """log(softmax(z)[target]) is -inf when that probability is below ~1e-308 (a
+     confidently wrong prediction), so the loss is inf although it is just
+     logsumexp(z) - z[target], about 1800 for logits 1000 apart. Compute it in log space.""",
+     "logits [-1000, 1000, -800], target 2  ->  inf (should be 1800)",
+     "m = z.max(axis=1, keepdims=True)\n"
+     "lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))\n"
+     "loss = (lse - z[np.arange(N), targets]).mean()", "textbook P1: numerical stability")
+_add("tensor-grad-overwritten", "`=` instead of `+=` in a Tensor op's backward",
+     """A tensor used twice (x * z + x) must receive the sum of both paths' gradients. The
+     line shown assigns its gradient instead of adding to it, so the path that ran first is
+     lost.""",
+     "(x * z + x).sum().backward()  ->  x.grad = z, not z + 1",
+     "self.grad += ...   # at the line shown: add, never assign", "textbook pitfall 1")
 _add("class-not-found", "no Value class found",
      """The checker looks for a class defined in the file that takes a number and keeps it
      with a gradient (Value(2.0).data == 2.0 and .grad == 0, under any attribute names).

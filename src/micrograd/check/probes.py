@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from micrograd.check.child import parse_program, run_program
+from micrograd.check.childlib import parse_program, run_program
 
 H_REL = 1e-6          # central-difference step, relative to |x| (at least this absolute)
 RTOL, ATOL = 1e-4, 1e-6
