@@ -91,3 +91,98 @@ def test_the_corpus_precision_and_recall_meet_issue_12s_targets(capsys):
 def test_strict_turns_the_lectures_limits_into_a_failure():
     report = report_of("scalar_lecture_faithful.py")
     assert report.ok and report.passes() and not report.passes(strict=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tensor_missing_unbroadcast.py", "scalar_set_order_dfs.py"])
+def test_twenty_runs_give_the_same_report(name):
+    """Issue 12.4 on a Tensor engine and a set-order scalar engine: verdicts never depend
+    on hash order or luck."""
+    seen = set()
+    for _ in range(20):
+        report = check_engine(LEARNERS / name, timeout=60.0)
+        seen.add(tuple((p.id, p.status, p.diagnosis, p.line, p.consequence_of)
+                       for p in report.probes))
+    assert len(seen) == 1
+
+
+def test_the_backward_entry_and_attribute_names_can_be_given(tmp_path):
+    """--backward/--data/--grad: the report uses and prints what it was told."""
+    report = check_engine(LEARNERS / "scalar_grad_method_val_g.py",
+                          api={"backward": "grad", "data": "val", "grad": "g"})
+    assert report.api == MANIFEST["scalar_grad_method_val_g.py"]["api"]
+    assert "used: class Num, backward root.grad(), data .val, grad .g" in render_text(report)
+    function = check_engine(LEARNERS / "scalar_module_back_prop.py", api={"backward": "back_prop"})
+    assert function.api["backward"] == {"kind": "function", "name": "back_prop"}
+    assert function.verdict == "pass", render_text(function)
+    with pytest.raises(ValueError, match="--data must be a Python name"):
+        check_engine(LEARNERS / "scalar_backprop_name.py", api={"data": "data; import os"})
+
+
+def test_a_class_with_ops_but_no_backward_gets_its_own_diagnosis(tmp_path):
+    engine = tmp_path / "no_backward.py"
+    engine.write_text(
+        "class Value:\n"
+        "    def __init__(self, data, _children=()):\n"
+        "        self.data = data\n"
+        "        self.grad = 0.0\n"
+        "        self._prev = set(_children)\n"
+        "\n"
+        "    def __add__(self, other):\n"
+        "        return Value(self.data + other.data, (self, other))\n")
+    report = check_engine(engine)
+    probe = report.by_id("find-backward")
+    assert (probe.status, probe.diagnosis, probe.line) == ("fail", "no-backward", 2)
+    assert report.verdict == "fail" and "--backward NAME" in probe.detail
+
+
+def test_a_wrong_backward_override_is_named_not_guessed():
+    report = check_engine(LEARNERS / "scalar_backprop_name.py", api={"backward": "nope"})
+    assert report.diagnoses == ["no-backward"]
+
+
+def test_limits_in_junit_are_passed_testcases_with_a_note_and_fail_with_strict():
+    import xml.etree.ElementTree as ET
+
+    from micrograd.check.report import render_junit
+
+    report = report_of("scalar_lecture_faithful.py")
+    suite = ET.fromstring(render_junit(report)).find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert props == {"verdict": "limits-only", "limits": "3"}
+    limited = [c for c in suite.findall("testcase") if c.find("system-out") is not None
+               and "limit (not a bug" in (c.findtext("system-out") or "")]
+    assert len(limited) == 3 and suite.get("failures") == "0"
+    assert all(c.find("failure") is None and c.find("skipped") is None for c in limited)
+    strict = ET.fromstring(render_junit(report, strict=True)).find("testsuite")
+    assert strict is not None and strict.get("failures") == "3"
+
+
+def test_the_command_exits_0_for_limits_and_1_with_strict(capsys):
+    from micrograd.check import run_check
+
+    path = str(LEARNERS / "scalar_lecture_faithful.py")
+    assert run_check(path) == 0
+    out = capsys.readouterr().out
+    assert "LIMIT tanh-overflow" in out and "verdict: LIMITS ONLY" in out
+    assert run_check(path, strict=True) == 1
+    capsys.readouterr()
+    assert run_check(path, as_json=True) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "limits-only" and data["ok"] is True
+    assert {d["id"] for d in data["diagnoses"]} == {"recursion-limit",
+                                                   "stale-intermediate-grads", "tanh-overflow"}
+
+
+def test_every_diagnosis_of_the_corpus_has_a_line_and_a_fix_of_its_own():
+    """Item 7: a pointer for every fail/limit, and never 'see the line shown' without one."""
+    from micrograd.check.diagnoses import explain
+
+    for name in sorted(MANIFEST):
+        report = report_of(name)
+        for probe in report.probes:
+            if probe.status in ("fail", "limit") and not probe.consequence_of:
+                assert probe.line is not None, (name, probe.id, probe.diagnosis)
+                fix = explain(probe.diagnosis or "").fix
+                assert fix and fix != "see the line shown", (name, probe.diagnosis)

@@ -25,24 +25,43 @@ class Diagnosis:
         return asdict(self)
 
 
-# d(op)/dx written the way a learner's _backward would add it
-LOCAL_DERIVATIVE_FIX = {
-    "add": "self.grad += out.grad;  other.grad += out.grad",
-    "radd": "self.grad += out.grad;  other.grad += out.grad   (and __radd__ = __add__)",
-    "mul": "self.grad += other.data * out.grad;  other.grad += self.data * out.grad",
-    "rmul": "self.grad += other.data * out.grad   (and __rmul__ = __mul__)",
+# the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
+ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k", "exp": "exp", "log": "log", "tanh": "tanh",
+             "relu": "ReLU", "sigmoid": "sigmoid"}
+ROLES = {"{out.grad}": "out.grad", "{out.data}": "out.data", "{0.data}": "self.data",
+         "{1.data}": "other.data", "{k}": "other"}
+TARGETS = ("self.grad", "other.grad")
+# composites, and the reflected forms: how the lecture writes them
+COMPOSITE_FIX = {
+    "radd": "__radd__ = __add__      # in the class body; __add__ adds out.grad to both",
+    "rmul": "__rmul__ = __mul__      # in the class body",
     "sub": "def __sub__(self, other): return self + (-other)",
     "rsub": "def __rsub__(self, other): return other + (-self)",
     "neg": "def __neg__(self): return self * -1",
     "truediv": "def __truediv__(self, other): return self * other**-1",
     "rtruediv": "def __rtruediv__(self, other): return other * self**-1",
-    "pow": "self.grad += other * self.data ** (other - 1) * out.grad",
-    "exp": "self.grad += out.data * out.grad        # (e^x)' = e^x",
-    "log": "self.grad += (1 / self.data) * out.grad  # (log x)' = 1/x",
-    "tanh": "self.grad += (1 - t**2) * out.grad      # t = tanh(x) = out.data",
-    "relu": "self.grad += (out.data > 0) * out.grad  # 1 where x > 0, else 0",
-    "sigmoid": "self.grad += s * (1 - s) * out.grad     # s = out.data",
 }
+
+
+def _engine_fix(op: str) -> str | None:
+    """`self.grad += <d op / d input> * out.grad` from micrograd.engine.OPS, per input."""
+    from micrograd.engine import OPS  # standard library only, like this module
+
+    info = OPS.get(ENGINE_OP.get(op, ""))
+    if info is None:
+        return None
+    steps = []
+    for target, formula in zip(TARGETS, info.derivatives):
+        for placeholder, name in ROLES.items():
+            formula = formula.replace(placeholder, name)
+        steps.append(f"{target} += {formula}")
+    return ";  ".join(steps)
+
+
+def local_derivative_fix(op: str, default: str) -> str:
+    """The fix line for an op: the engine's own formula where it has the op, else the
+    lecture's composite (`a - b` as `a + (-b)`), else `default`."""
+    return _engine_fix(op) or COMPOSITE_FIX.get(op, default)
 
 OP_SYMBOL = {
     "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
@@ -535,13 +554,13 @@ def explain(diag_id: str) -> Diagnosis:
                          f"Your class has no {name} op. Unless a course requires it "
                          "(--require), probes that need it are listed as missing, not failed.",
                          OP_SYMBOL.get(name, name),
-                         LOCAL_DERIVATIVE_FIX.get(name, f"def {name}(self): ..."), "")
+                         local_derivative_fix(name, f"def {name}(self): ..."), "")
     entry = CATALOG.get(diag_id) or CATALOG.get(base)
     if entry is None:
         return Diagnosis(diag_id, diag_id.replace("-", " "), "The probe failed.", "", "")
     if not op:
         return entry
-    fix = LOCAL_DERIVATIVE_FIX.get(op, entry.fix)
+    fix = local_derivative_fix(op, entry.fix)
     example = OP_SYMBOL.get(op, entry.example)
     if base == "grad-assigned":
         example = f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  ->  a.grad should be {op}'(a) + 1"
