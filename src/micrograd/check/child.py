@@ -21,8 +21,6 @@ import ast
 import builtins
 import functools
 import json
-import numbers
-import operator
 import os
 import resource
 import signal
@@ -129,8 +127,8 @@ class Child:
     # -- learner lines -----------------------------------------------------------------
 
     def learner_frames(self, tb: Any) -> list[int]:
-        return [f.lineno for f in _extract_tb(tb) if os.path.abspath(f.filename) == self.learner_file
-                and f.lineno is not None]
+        return [f.lineno for f in _extract_tb(tb)
+                if os.path.abspath(f.filename) == self.learner_file and f.lineno is not None]
 
     def describe(self, error: BaseException, outermost: bool = False) -> dict[str, Any]:
         """An exception as data: its type (and bases), message, learner line and frames."""
@@ -141,7 +139,8 @@ class Child:
                 text = f"line {f.lineno} in {f.name}: {(f.line or '').strip()}"
                 frames = [t for t in frames if t != text] + [text]
         line = (lines[0] if outermost else lines[-1]) if lines else None
-        if isinstance(error, SyntaxError) and os.path.abspath(error.filename or "") == self.learner_file:
+        if isinstance(error, SyntaxError) \
+                and os.path.abspath(error.filename or "") == self.learner_file:
             line = error.lineno
             message = f"{type(error).__name__}: {error.msg}"
         elif isinstance(error, ProbeTimeout):
@@ -270,7 +269,7 @@ class Child:
             return False
         numeric = {k: v for k, v in state.items() if not callable(v)}
         data = api.get("data") or next(
-            (k for k in ("data", "value", "val", "x", "v") if is_two(numeric.get(k, None))),
+            (k for k in ("data", "value", "val", "x", "v") if is_two(numeric.get(k))),
             next((k for k, v in numeric.items() if is_two(v)), None))
         grad = api.get("grad") or next(  # None before the first backward, as in PyTorch
             (k for k in ("grad", "g", "gradient", "dx")
@@ -322,9 +321,11 @@ class Child:
                 if isinstance(obj, types.FunctionType) and name in TENSOR_ATTRS \
                         and name not in methods:  # cross_entropy(logits, targets)
                     methods[name] = source_span(obj, self.learner_file)
-                elif isinstance(obj, type) and obj is not cls and callable(
-                        getattr(obj, "backward", None)) and callable(getattr(obj, "forward", None)):
-                    methods["class:" + name.lower()] = source_span(obj.backward, self.learner_file)
+                elif isinstance(obj, type) and obj is not cls:  # class Add: forward, backward
+                    step_back = getattr(obj, "backward", None)
+                    if callable(step_back) and callable(getattr(obj, "forward", None)):
+                        methods["class:" + name.lower()] = source_span(step_back,
+                                                                       self.learner_file)
         entry = self.backward_entry
         if entry is not None:
             owner = self.module if entry["kind"] == "function" else cls

@@ -27,8 +27,9 @@ _dumps = json.dumps
 # Expressions: numbers, names, + - * / **, unary -, and method calls without arguments.
 # --------------------------------------------------------------------------------------
 
-BINARY: dict[type[ast.AST], Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-          ast.Div: operator.truediv, ast.Pow: operator.pow}
+BINARY: dict[type[ast.AST], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Pow: operator.pow}
 UNARY: dict[type[ast.AST], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 METHODS = ("exp", "log", "tanh", "relu", "sigmoid", "backward")
 MAX_LOOP = 10_000
@@ -46,7 +47,8 @@ def parse_program(text: str) -> list[ast.stmt]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and id(node) not in placed:
             raise ValueError("probe program: attributes only as x.method()")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and id(node) not in placed:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and id(node) not in placed:
             raise ValueError("probe program: a call of a name is only `range(N)` in a loop")
         allowed = (ast.Module, ast.Assign, ast.Expr, ast.For, ast.BinOp, ast.UnaryOp,
                    ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.Attribute,

@@ -121,7 +121,11 @@ _add("node-visited-twice", "backward runs a node's _backward more than once",
      (no `visited` set), so a node used twice has its _backward run twice and everything
      below it gets its gradient twice. Remember which nodes you have seen.""",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
-     "if v not in visited: visited.add(v); ...   # in build_topo",
+     "the line shown lets a node into the order again. If it is `topo.append(v)` outside\n"
+     "`if v not in visited:`, indent it into that if (after the loop over the children);\n"
+     "if it is `visited.add(node)` after a pop, skip nodes already seen first:\n"
+     "    if node in visited: continue\n"
+     "and with no visited set at all: if v not in visited: visited.add(v); ...",
      "textbook pitfall 3")
 _add("eq-without-hash", "__eq__ without __hash__: Values cannot go in a set",
      """Defining __eq__ makes Python drop the inherited __hash__, so a Value can no longer be

@@ -96,10 +96,18 @@ def unary(op: str, x: list[Any], fn: ArrayFn, diagnosis: str = "") -> TensorProb
 HARNESS = ("t-sum", "t-mul")
 
 
+def chain_steps(length: int) -> Steps:
+    """y = x + c, `length` times, then .sum(): deep enough for a recursive sort to fail."""
+    steps: Steps = [("y0", "add", ["x", "c"], {})]
+    steps += [(f"y{i}", "add", [f"y{i - 1}", "c"], {}) for i in range(1, length)]
+    steps.append(("loss", "sum", [f"y{length - 1}"], {}))
+    return steps
+
+
 def tensor_probes() -> list[TensorProbe]:
     """The probes in the order they run: the harness ops (sum, *) first, each op on its own."""
     np = _np()
-    reduce_steps = [
+    reduce_steps: list[tuple[str, dict[str, Any], list[Any]]] = [
         ("t-sum-axis0", {"axis": 0}, R23[0][:3]),
         ("t-sum-axis1", {"axis": 1}, [0.8, -1.3]),
         ("t-sum-axis1-keepdims", {"axis": 1, "keepdims": True}, [[0.8], [-1.3]]),
@@ -135,16 +143,19 @@ def tensor_probes() -> list[TensorProbe]:
     ]
     for pid, params, r in reduce_steps:
         axis, keep = params["axis"], params.get("keepdims", False)
+        shown = f"axis={axis}" + (", keepdims=True" if keep else "")
         probes.append(TensorProbe(
-            id=pid, steps=[("y", "sum", ["x"], params)] + weighted("y", "r"),
+            id=pid, steps=[("y", "sum", ["x"], params), *weighted("y", "r")],
             inputs={"x": X23, "r": r}, op="sum", diagnosis="sum-axis-grad", needs=("sum",),
-            reference=lambda x, r, axis=axis, keep=keep: (x.sum(axis=axis, keepdims=keep) * r).sum(),
-            after=HARNESS, title=f"(x.sum(axis={axis}{', keepdims=True' if keep else ''}) * r).sum()"))
+            reference=lambda x, r, axis=axis, keep=keep:
+                (x.sum(axis=axis, keepdims=keep) * r).sum(),
+            after=HARNESS, title=f"(x.sum({shown}) * r).sum()"))
     probes += [
         TensorProbe(id="t-mean", steps=[("loss", "mean", ["x"], {})], inputs={"x": X23},
                     reference=lambda x: x.mean(), op="mean", diagnosis="mean-grad-not-divided",
                     needs=("mean",), after=HARNESS, title="x.mean()"),
-        TensorProbe(id="t-mean-axis1", steps=[("y", "mean", ["x"], {"axis": 1})] + weighted("y", "r"),
+        TensorProbe(id="t-mean-axis1",
+                    steps=[("y", "mean", ["x"], {"axis": 1}), *weighted("y", "r")],
                     inputs={"x": X23, "r": [0.8, -1.3]}, op="mean",
                     reference=lambda x, r: (x.mean(axis=1) * r).sum(),
                     diagnosis="mean-grad-not-divided", needs=("mean",),
@@ -185,10 +196,7 @@ def tensor_probes() -> list[TensorProbe]:
                     inputs={"x": X23, "z": Y23}, reference=lambda x, z: (x * z + x).sum(),
                     op="mul", diagnosis="tensor-grad-overwritten", needs=("add", "mul"),
                     after=HARNESS + ("t-add",), title="(x * z + x).sum()   (x used twice)"),
-        TensorProbe(id="t-chain-2000",
-                    steps=[("y0", "add", ["x", "c"], {})]
-                    + [(f"y{i}", "add", [f"y{i - 1}", "c"], {}) for i in range(1, 2000)]
-                    + [("loss", "sum", ["y1999"], {})],
+        TensorProbe(id="t-chain-2000", steps=chain_steps(2000),
                     inputs={"x": [1.0, 2.0], "c": [0.0, 0.0]},
                     reference=lambda x, c: (x + 2000 * c).sum(), op="backward",
                     diagnosis="wrong-topo-order", needs=("add", "sum"),
@@ -214,7 +222,7 @@ def judge_tensor(probe: TensorProbe, report: dict[str, Any]) -> ProbeResult:
     """The learner's loss and gradients against numpy's, for one probe's report."""
     np = _np()
     record = ProbeResult(probe.id, "tensor", "pass", probe.title)
-    run = list(report["runs"])[0]
+    run = next(iter(report["runs"]))
     inputs = {k: np.asarray(v, dtype=np.float64) for k, v in probe.inputs.items()}
     want = float(probe.reference(*inputs.values()))
     error = run.get("error")
