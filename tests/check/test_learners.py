@@ -186,3 +186,27 @@ def test_every_diagnosis_of_the_corpus_has_a_line_and_a_fix_of_its_own():
                 assert probe.line is not None, (name, probe.id, probe.diagnosis)
                 fix = explain(probe.diagnosis or "").fix
                 assert fix and fix != "see the line shown", (name, probe.diagnosis)
+
+
+def test_the_command_line_takes_the_api_overrides(capsys):
+    from micrograd.cli import main
+
+    code = main(["check", str(LEARNERS / "scalar_grad_method_val_g.py"), "--backward", "grad",
+                 "--data", "val", "--grad", "g", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["verdict"] == "fail"
+    assert data["api"] == MANIFEST["scalar_grad_method_val_g.py"]["api"]
+    assert main(["check", str(LEARNERS / "scalar_backprop_name.py"), "--grad", "a-b"]) == 2
+    assert "--grad must be a Python name" in capsys.readouterr().err
+
+
+def test_graph_attributes_with_other_names_are_watched_too(tmp_path):
+    """`parents` for `_prev` and `grad_fn` for `_backward`: the order of backward steps is
+    still recorded, so a node run twice is still named as such."""
+    corpus = Path(__file__).parent / "corpus"
+    for name, want in (("set_order_topo", ["node-visited-twice"]), ("correct", [])):
+        text = (corpus / f"{name}.py").read_text()
+        engine = tmp_path / f"{name}.py"
+        engine.write_text(text.replace("_prev", "parents").replace("_backward", "grad_fn"))
+        report = check_engine(engine)
+        assert report.diagnoses == want, render_text(report)

@@ -54,11 +54,12 @@ def _load_helpers() -> Any:
 _HELPERS = _load_helpers()
 (parse_program, run_program, plain, number, safe_repr, safe_str, instance_state, is_two,
  is_zero, is_import, future_flags, source_span, own_attr, instrument_walk, summarize_walk,
- parameters_of, repeated_parameter, shared_neurons) = (getattr(_HELPERS, name) for name in (
-    "parse_program", "run_program", "plain", "number", "safe_repr", "safe_str",
-    "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
-    "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
-    "shared_neurons"))
+ parameters_of, repeated_parameter, shared_neurons, graph_names) = (
+    getattr(_HELPERS, name) for name in (
+        "parse_program", "run_program", "plain", "number", "safe_repr", "safe_str",
+        "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
+        "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
+        "shared_neurons", "graph_names"))
 (BINARY_TENSOR_OPS, BACKWARD_NAMES, TENSOR_ATTRS, CAPABILITY_ATTRS) = (
     _HELPERS.BINARY_TENSOR_OPS, _HELPERS.BACKWARD_NAMES, _HELPERS.TENSOR_ATTRS,
     _HELPERS.CAPABILITY_ATTRS)
@@ -96,6 +97,7 @@ class Child:
         self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
         self.data_attr, self.grad_attr, self.kind = "data", "grad", "scalar"
         self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
+        self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
 
     # -- channel --------------------------------------------------------------------
 
@@ -279,6 +281,11 @@ class Child:
             return False
         self.data_attr, self.grad_attr = data, grad
         self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
+        try:  # the children and backward-closure names, seen on one `+`
+            a, b = cls(2.0), cls(3.0)
+            self.prev_attr, self.step_attr = graph_names(self.limited(1.0, lambda: a + b), a, b)
+        except BaseException:
+            pass
         names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
         for name in names:
             method = getattr(cls, name, None)
@@ -356,7 +363,8 @@ class Child:
         run: dict[str, Any] = {"stage": "forward", "error": None}
         try:
             leaves = {name: cls(float(x)) for name, x in inputs.items()}
-            before = {name: own_attr(leaf, "_backward") for name, leaf in leaves.items()}
+            step = self.step_attr
+            before = {name: own_attr(leaf, step) for name, leaf in leaves.items()}
             out = run_program(body, dict(leaves), self.call)
             run["result_type"] = type(out).__name__
             if not isinstance(out, cls):
@@ -365,10 +373,10 @@ class Child:
             run["data"] = number(getattr(out, self.data_attr, None))
             if request.get("backward_calls", 1) == 0:
                 return run
-            run["backward_is_none"] = getattr(out, "_backward", 0) is None
+            run["backward_is_none"] = getattr(out, step, 0) is None
             run["input_backward_replaced"] = any(
-                own_attr(leaf, "_backward") is not before[name] for name, leaf in leaves.items())
-            calls = instrument_walk(out) if request.get("walk") else None
+                own_attr(leaf, step) is not before[name] for name, leaf in leaves.items())
+            calls = instrument_walk(out, self.prev_attr, step) if request.get("walk") else None
             run["stage"] = "backward"
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)
@@ -377,7 +385,7 @@ class Child:
             run["grads"] = {name: number(getattr(leaf, self.grad_attr))
                             for name, leaf in leaves.items()}
             if calls is not None:
-                run["walk"] = summarize_walk(*calls)
+                run["walk"] = summarize_walk(*calls, prev=self.prev_attr)
         except BaseException as error:
             run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return run

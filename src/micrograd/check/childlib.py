@@ -213,22 +213,24 @@ def own_attr(node: Any, name: str) -> Any:
         return None
 
 
-def instrument_walk(out: Any) -> tuple[list[Any], dict[int, list[Any]], list[int]] | None:
-    """Wrap every node's _backward to record the order backward() calls them (needs _prev)."""
+def instrument_walk(out: Any, prev: str = "_prev", step: str = "_backward"
+                    ) -> tuple[list[Any], dict[int, list[Any]], list[int]] | None:
+    """Wrap every node's backward step (`_backward`, or the engine's own name `step`) to record
+    the order backward() calls them; the graph is read from the children attribute `prev`."""
     try:
         consumers: dict[int, list[Any]] = {}
         nodes, stack, seen = [], [out], {id(out)}
         while stack:
             node = stack.pop()
             nodes.append(node)
-            for child in list(node._prev):
+            for child in list(getattr(node, prev)):
                 consumers.setdefault(id(child), []).append(node)
                 if id(child) not in seen:
                     seen.add(id(child))
                     stack.append(child)
         calls: list[int] = []
         for node in nodes:
-            original = own_attr(node, "_backward")
+            original = own_attr(node, step)
             if not callable(original):
                 return None
 
@@ -236,18 +238,18 @@ def instrument_walk(out: Any) -> tuple[list[Any], dict[int, list[Any]], list[int
                 calls.append(node_id)
                 return fn()
 
-            object.__getattribute__(node, "__dict__")["_backward"] = counted
+            object.__getattribute__(node, "__dict__")[step] = counted
         return nodes, consumers, calls
     except BaseException:
         return None
 
 
 def summarize_walk(nodes: list[Any], consumers: dict[int, list[Any]],
-                   calls: list[int]) -> dict[str, Any] | None:
+                   calls: list[int], prev: str = "_prev") -> dict[str, Any] | None:
     """How many inner nodes ran their _backward twice; the first node run before a consumer."""
     if not calls:
         return None
-    inner = [n for n in nodes if list(getattr(n, "_prev", ()))]
+    inner = [n for n in nodes if list(getattr(n, prev, ()))]
     twice = sum(1 for n in inner if calls.count(id(n)) > 1)
     position = {node_id: i for i, node_id in enumerate(calls)}
     early = None
@@ -317,3 +319,28 @@ def safe_str(x: Any) -> str:
         return "?"
 
 
+
+
+CHILDREN_NAMES = ("_prev", "_children", "children", "prev", "parents", "_parents", "srcs",
+                  "inputs", "_inputs", "operands")
+STEP_NAMES = ("_backward", "backward_fn", "_backward_fn", "backward_step", "grad_fn",
+              "_grad_fn", "_back")
+
+
+def graph_names(out: Any, a: Any, b: Any) -> tuple[str, str]:
+    """The attribute holding a node's children (the one that holds `a` and `b`) and the one
+    holding its backward closure, seen on `out = a + b`; the lecture's names by default."""
+    state = instance_state(out)
+    prev = next((k for k in CHILDREN_NAMES if _holds(state.get(k), a, b)),
+                next((k for k, v in state.items() if _holds(v, a, b)), "_prev"))
+    step = next((k for k in STEP_NAMES if callable(state.get(k))),
+                next((k for k, v in state.items() if callable(v) and "back" in k), "_backward"))
+    return prev, step
+
+
+def _holds(value: Any, a: Any, b: Any) -> bool:
+    try:
+        items = list(value) if isinstance(value, (tuple, list, set, frozenset)) else []
+    except BaseException:
+        return False
+    return any(x is a for x in items) and any(x is b for x in items)
