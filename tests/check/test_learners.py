@@ -210,3 +210,60 @@ def test_graph_attributes_with_other_names_are_watched_too(tmp_path):
         engine.write_text(text.replace("_prev", "parents").replace("_backward", "grad_fn"))
         report = check_engine(engine)
         assert report.diagnoses == want, render_text(report)
+
+
+def test_a_minimal_tensor_engine_with_sum_of_no_arguments_passes(tmp_path):
+    """Only the arguments a probe needs are passed: `def sum(self)` is not a fault, and
+    the axis probes a plain `sum()` cannot take are reported, not blamed on the engine."""
+    engine = tmp_path / "tiny_tensor.py"
+    engine.write_text(
+        "import numpy as np\n\n\n"
+        "class Tensor:\n"
+        "    def __init__(self, data, _prev=()):\n"
+        "        self.data = np.asarray(data, dtype=float)\n"
+        "        self.grad = np.zeros_like(self.data)\n"
+        "        self._prev, self._backward = _prev, lambda: None\n\n"
+        "    def __add__(self, other):\n"
+        "        out = Tensor(self.data + other.data, (self, other))\n\n"
+        "        def _backward():\n"
+        "            self.grad += out.grad\n"
+        "            other.grad += out.grad\n"
+        "        out._backward = _backward\n"
+        "        return out\n\n"
+        "    def __mul__(self, other):\n"
+        "        out = Tensor(self.data * other.data, (self, other))\n\n"
+        "        def _backward():\n"
+        "            self.grad += other.data * out.grad\n"
+        "            other.grad += self.data * out.grad\n"
+        "        out._backward = _backward\n"
+        "        return out\n\n"
+        "    def sum(self):\n"
+        "        out = Tensor(self.data.sum(), (self,))\n\n"
+        "        def _backward():\n"
+        "            self.grad += np.ones_like(self.data) * out.grad\n"
+        "        out._backward = _backward\n"
+        "        return out\n\n"
+        "    def backward(self):\n"
+        "        topo, seen, stack = [], set(), [(self, False)]\n"
+        "        while stack:\n"
+        "            node, done = stack.pop()\n"
+        "            if done:\n"
+        "                topo.append(node)\n"
+        "            elif id(node) not in seen:\n"
+        "                seen.add(id(node))\n"
+        "                stack.append((node, True))\n"
+        "                stack.extend((c, False) for c in node._prev)\n"
+        "        for node in topo:\n"
+        "            if node._prev:\n"
+        "                node.grad = np.zeros_like(node.data)\n"
+        "        self.grad = np.ones_like(self.data)\n"
+        "        for node in reversed(topo):\n"
+        "            node._backward()\n")
+    report = check_engine(engine)
+    assert report.api["class"] == "Tensor"
+    assert report.by_id("t-sum").status == "pass" and report.by_id("t-mul").status == "pass"
+    assert report.by_id("t-chain-2000").status == "pass", render_text(report)
+    failing = {p.id: p.diagnosis for p in report.probes if p.status == "fail"}
+    # no unbroadcast in this engine: the broadcasting probe names it, nothing else fails
+    assert set(failing.values()) == {"missing-unbroadcast"}, failing
+    assert report.by_id("t-sum-axis1").status == "missing"

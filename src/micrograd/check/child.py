@@ -426,9 +426,14 @@ class Child:
             return a.T
         if op == "reshape":
             return a.reshape(*[int(n) for n in params["shape"]])
-        if op in ("sum", "mean"):
-            return getattr(a, op)(axis=params.get("axis"), keepdims=bool(params.get("keepdims")))
-        extra = [[int(t) for t in params["targets"]]] if op == "cross_entropy" else []
+        if op in ("sum", "mean"):  # only the arguments asked for: `def sum(self)` is fine
+            given = {k: params[k] for k in ("axis", "keepdims") if params.get(k) is not None}
+            return getattr(a, op)(**given)
+        extra: list[Any] = []
+        if op == "cross_entropy":
+            targets = [int(t) for t in params["targets"]]
+            numpy = sys.modules.get("numpy")  # the learner's file imported it, not this one
+            extra = [numpy.asarray(targets) if numpy is not None else targets]
         if op not in TENSOR_ATTRS + ("relu", "tanh", "exp", "log"):
             raise ValueError(f"not a tensor op: {op!r}")
         method = getattr(a, op, None)

@@ -234,6 +234,11 @@ def judge_tensor(probe: TensorProbe, report: dict[str, Any]) -> ProbeResult:
         if "RecursionError" in error.get("types", []) and run.get("stage") == "backward":
             record.status, record.diagnosis, record.detail = "fail", "recursion-limit", message
             return record
+        if run.get("stage") == "forward" and "TypeError" in error.get("types", []) and (
+                "unexpected keyword argument" in message or "positional argument" in message):
+            record.status, record.diagnosis = "missing", f"missing-{probe.op}"
+            record.detail = f"the op does not take these arguments ({message})"
+            return record
         if error.get("type") == "ProbeTimeout":
             record.status, record.diagnosis, record.detail = "error", "probe-timeout", message
             return record
