@@ -281,11 +281,7 @@ class Child:
             return False
         self.data_attr, self.grad_attr = data, grad
         self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
-        try:  # the children and backward-closure names, seen on one `+`
-            a, b = cls(2.0), cls(3.0)
-            self.prev_attr, self.step_attr = graph_names(self.limited(1.0, lambda: a + b), a, b)
-        except BaseException:
-            pass
+
         names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
         for name in names:
             method = getattr(cls, name, None)
@@ -376,7 +372,10 @@ class Child:
             run["backward_is_none"] = getattr(out, step, 0) is None
             run["input_backward_replaced"] = any(
                 own_attr(leaf, step) is not before[name] for name, leaf in leaves.items())
-            calls = instrument_walk(out, self.prev_attr, step) if request.get("walk") else None
+            if request.get("walk"):  # the children and closure names, read off this node
+                self.prev_attr, self.step_attr = graph_names(out, cls)
+            calls = instrument_walk(out, self.prev_attr, self.step_attr) \
+                if request.get("walk") else None
             run["stage"] = "backward"
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)

@@ -327,20 +327,21 @@ STEP_NAMES = ("_backward", "backward_fn", "_backward_fn", "backward_step", "grad
               "_grad_fn", "_back")
 
 
-def graph_names(out: Any, a: Any, b: Any) -> tuple[str, str]:
-    """The attribute holding a node's children (the one that holds `a` and `b`) and the one
-    holding its backward closure, seen on `out = a + b`; the lecture's names by default."""
+def graph_names(out: Any, cls: type) -> tuple[str, str]:
+    """The attribute holding a node's children (a non-empty collection of `cls` nodes) and
+    the one holding its backward closure, read off one result node; the lecture's names by
+    default."""
     state = instance_state(out)
-    prev = next((k for k in CHILDREN_NAMES if _holds(state.get(k), a, b)),
-                next((k for k, v in state.items() if _holds(v, a, b)), "_prev"))
+    prev = next((k for k in CHILDREN_NAMES if _nodes(state.get(k), cls)),
+                next((k for k, v in state.items() if _nodes(v, cls)), "_prev"))
     step = next((k for k in STEP_NAMES if callable(state.get(k))),
                 next((k for k, v in state.items() if callable(v) and "back" in k), "_backward"))
     return prev, step
 
 
-def _holds(value: Any, a: Any, b: Any) -> bool:
+def _nodes(value: Any, cls: type) -> bool:
     try:
         items = list(value) if isinstance(value, (tuple, list, set, frozenset)) else []
     except BaseException:
         return False
-    return any(x is a for x in items) and any(x is b for x in items)
+    return bool(items) and all(isinstance(x, cls) for x in items)
