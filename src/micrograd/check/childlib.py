@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import json
 import numbers
 import operator
@@ -153,10 +154,8 @@ def instance_state(obj: Any) -> dict[str, Any]:
         slots = vars(klass).get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
             if name not in state and not name.startswith("__"):
-                try:
+                with contextlib.suppress(AttributeError):  # a slot never assigned
                     state[name] = object.__getattribute__(obj, name)
-                except AttributeError:
-                    pass
     return state
 
 
