@@ -267,3 +267,15 @@ def test_a_minimal_tensor_engine_with_sum_of_no_arguments_passes(tmp_path):
     # no unbroadcast in this engine: the broadcasting probe names it, nothing else fails
     assert set(failing.values()) == {"missing-unbroadcast"}, failing
     assert report.by_id("t-sum-axis1").status == "missing"
+
+
+def test_a_cross_entropy_that_takes_one_hot_targets_is_probed_with_them(tmp_path):
+    text = (LEARNERS / "tensor_correct.py").read_text()
+    old = "        targets = np.asarray(targets)\n"
+    assert text.count(old) == 1
+    engine = tmp_path / "one_hot.py"
+    engine.write_text(text.replace(old, "        targets = np.asarray(targets).argmax(axis=1)\n"))
+    report = check_engine(engine)
+    assert report.verdict == "pass", render_text(report)
+    assert "one-hot" in report.by_id("t-cross-entropy").detail
+    assert report.by_id("t-cross-entropy-large").status == "pass"

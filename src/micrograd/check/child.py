@@ -430,7 +430,10 @@ class Child:
             return getattr(a, op)(**given)
         extra: list[Any] = []
         if op == "cross_entropy":
-            targets = [int(t) for t in params["targets"]]
+            targets: list[Any] = [int(t) for t in params["targets"]]
+            if params.get("one_hot"):  # targets as rows of 0/1, (N, C)
+                classes = int(params["classes"])
+                targets = [[1.0 if j == t else 0.0 for j in range(classes)] for t in targets]
             numpy = sys.modules.get("numpy")  # the learner's file imported it, not this one
             extra = [numpy.asarray(targets) if numpy is not None else targets]
         if op not in TENSOR_ATTRS + ("relu", "tanh", "exp", "log"):

@@ -41,8 +41,12 @@ class TensorProbe:
     title: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def request(self, timeout: float) -> dict[str, Any]:
-        return {"do": "tensor", "steps": [list(s) for s in self.steps], "inputs": self.inputs,
+    def request(self, timeout: float, one_hot: bool = False) -> dict[str, Any]:
+        """The child's request; `one_hot` gives cross_entropy its targets as 0/1 rows."""
+        steps = [[target, op, args, dict(params, one_hot=True, classes=3)
+                  if one_hot and op == "cross_entropy" else params]
+                 for target, op, args, params in self.steps]
+        return {"do": "tensor", "steps": steps, "inputs": self.inputs,
                 "backward_calls": 0 if self.forward_only else self.backward_calls,
                 "timeout": timeout}
 
@@ -303,8 +307,9 @@ def tensor_line(engine: Any, diagnosis: str, op: str) -> int | None:
         return engine.line_in(attr, r"\bexp\(")
     if diagnosis == "cross-entropy-unstable":
         return engine.line_in(attr, r"\blog\(")
-    if diagnosis == "tensor-grad-overwritten":
-        return engine.line_in(attr, rf"\.{grad}\s*=(?!=)")
+    if diagnosis == "tensor-grad-overwritten":  # `=` in * (the probe's op) or in +
+        assigned = rf"\.{grad}\s*=(?!=)"
+        return engine.line_in(attr, assigned) or engine.line_in("__add__", assigned)
     found = engine.line_in(attr, rf"\.{grad}\s*\+?=(?!=)|\b_?acc\w*\(|\baccumulate\w*\(")
     if found is None:  # class Add: forward/backward, with the Tensor calling it
         found = engine.line_in(f"class:{op}", r"\breturn\b")
