@@ -279,3 +279,49 @@ def test_a_cross_entropy_that_takes_one_hot_targets_is_probed_with_them(tmp_path
     assert report.verdict == "pass", render_text(report)
     assert "one-hot" in report.by_id("t-cross-entropy").detail
     assert report.by_id("t-cross-entropy-large").status == "pass"
+
+
+NO_DEFAULTS = """import math
+class Value:
+    def __init__(self, data, children, op):
+        self.data = data
+        self.grad = 0.0
+        self._prev = set(children)
+        self._backward = lambda: None
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other, (), '')
+        out = Value(self.data + other.data, (self, other), '+')
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other, (), '')
+        out = Value(self.data * other.data, (self, other), '*')
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+    __radd__ = __add__
+    __rmul__ = __mul__
+    def backward(self):
+        topo, seen, stack = [], set(), [(self, False)]
+        while stack:
+            v, done = stack.pop()
+            if done:
+                topo.append(v); continue
+            if v in seen: continue
+            seen.add(v); stack.append((v, True)); stack.extend((c, False) for c in v._prev)
+        for v in topo:
+            if v._prev: v.grad = 0.0
+        self.grad = 1.0
+        for v in reversed(topo): v._backward()"""
+
+def test_a_constructor_without_defaults_for_its_children_is_fed_them(tmp_path):
+    """`Value(data, children, op)` with no defaults: leaves are made as Value(x, (), '')."""
+    engine = tmp_path / "no_defaults.py"
+    engine.write_text(NO_DEFAULTS + "\n")
+    report = check_engine(engine)
+    assert report.class_name == "Value" and report.verdict == "pass", render_text(report)

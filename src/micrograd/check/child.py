@@ -60,6 +60,7 @@ _HELPERS = _load_helpers()
         "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
         "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
         "shared_neurons", "graph_names"))
+LEAF_ARGS: tuple[tuple[Any, ...], ...] = ((), ((),), ((), ""))
 (BINARY_TENSOR_OPS, BACKWARD_NAMES, TENSOR_ATTRS, CAPABILITY_ATTRS) = (
     _HELPERS.BINARY_TENSOR_OPS, _HELPERS.BACKWARD_NAMES, _HELPERS.TENSOR_ATTRS,
     _HELPERS.CAPABILITY_ATTRS)
@@ -98,6 +99,7 @@ class Child:
         self.data_attr, self.grad_attr, self.kind = "data", "grad", "scalar"
         self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
         self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
+        self.leaf_args: tuple[Any, ...] = ()  # what the constructor needs after the number
 
     # -- channel --------------------------------------------------------------------
 
@@ -264,10 +266,15 @@ class Child:
     def discover(self, cls: type) -> bool:
         """The data and grad attributes and the backward entry of `cls` (overrides first)."""
         api = self.api
-        try:
-            sample = self.limited(1.0, functools.partial(cls, 2.0))
-            state = instance_state(sample)
-        except BaseException:
+        for extra in LEAF_ARGS:  # Value(2.0), or Value(2.0, ()) without defaults
+            try:
+                sample = self.limited(1.0, functools.partial(cls, 2.0, *extra))
+                state = instance_state(sample)
+                self.leaf_args = extra
+                break
+            except BaseException:
+                continue
+        else:
             return False
         numeric = {k: v for k, v in state.items() if not callable(v)}
         data = api.get("data") or next(
@@ -296,6 +303,10 @@ class Child:
                 return True
         self.backward_entry = None  # a class without backward: its own diagnosis
         return True
+
+    def make(self, value: Any) -> Any:
+        """A leaf of the learner's class holding `value`."""
+        return self.cls(value, *self.leaf_args)
 
     def run_backward(self, out: Any) -> Any:
         entry = self.backward_entry
@@ -358,7 +369,7 @@ class Child:
         cls = self.cls
         run: dict[str, Any] = {"stage": "forward", "error": None}
         try:
-            leaves = {name: cls(float(x)) for name, x in inputs.items()}
+            leaves = {name: self.make(float(x)) for name, x in inputs.items()}
             step = self.step_attr
             before = {name: own_attr(leaf, step) for name, leaf in leaves.items()}
             out = run_program(body, dict(leaves), self.call)
@@ -395,8 +406,8 @@ class Child:
         run: dict[str, Any] = {"stage": "forward", "error": None}
 
         def steps() -> None:
-            cls, grad = self.cls, self.grad_attr
-            env = {name: cls(value) for name, value in request["inputs"].items()}
+            grad = self.grad_attr
+            env = {name: self.make(value) for name, value in request["inputs"].items()}
             leaves = dict(env)
             out = None
             for target, op, args, params in request["steps"]:
@@ -444,7 +455,7 @@ class Child:
         return getattr(self.module, op)(a, *extra)  # a module function: cross_entropy(x, t)
 
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
-        v = self.limited(request["timeout"], lambda: self.cls(2.0))
+        v = self.limited(request["timeout"], lambda: self.make(2.0))
         data, grad = self.data_attr, self.grad_attr
         return {"has_data": hasattr(v, data), "has_grad": hasattr(v, grad),
                 "data": number(getattr(v, data, None)), "grad": number(getattr(v, grad, None))}
@@ -465,7 +476,7 @@ class Child:
         return report
 
     def nn_stages(self, request: dict[str, Any]) -> dict[str, Any]:
-        cls, mlp_cls = self.cls, self.module.MLP
+        mlp_cls = self.module.MLP
         report: dict[str, Any] = {"stage": "build"}
         try:
             mlp = mlp_cls(3, [4, 4, 1])
@@ -479,14 +490,14 @@ class Child:
                 setattr(p, self.data_attr, w)
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
-            out = mlp([cls(v) for v in xs[0]])
+            out = mlp([self.make(v) for v in xs[0]])
             report["output"] = number(getattr(out, "data", out))
             report["stage"] = "training-step"
             for p in params:
                 setattr(p, self.grad_attr, 0.0)
-            loss = cls(0.0)
+            loss = self.make(0.0)
             for x, y in zip(xs, ys):
-                loss = loss + (mlp([cls(v) for v in x]) - y) ** 2
+                loss = loss + (mlp([self.make(v) for v in x]) - y) ** 2
             self.run_backward(loss)
             report["loss"] = number(getattr(loss, self.data_attr))
             report["grads"] = [number(getattr(p, self.grad_attr)) for p in params]
