@@ -313,10 +313,10 @@ def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engin
         if walked is not None:
             return walked
     # got exactly the op's own derivative: the `+ a` path's 1.0 was overwritten, else not
-    if probe.group == "reuse" and probe.program.endswith("+ a") and (
-            diagnosis.startswith("grad-assigned")
-                                   or diagnosis == "exp-grad-assigned") and not any(
-            close(number(grads.get(n)), w - 1.0) for n, w in want_grads.items()):
+    assigned = diagnosis.startswith("grad-assigned") or diagnosis == "exp-grad-assigned"
+    lost_a_path = any(close(number(grads.get(n)), w - 1.0) for n, w in want_grads.items())
+    if probe.group == "reuse" and probe.program.endswith("+ a") and assigned \
+            and not lost_a_path:
         diagnosis = f"wrong-local-derivative:{probe.op}"
     return failed(record, diagnosis, "gradients differ from central differences")
 
