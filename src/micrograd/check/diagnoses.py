@@ -25,24 +25,43 @@ class Diagnosis:
         return asdict(self)
 
 
-# d(op)/dx written the way a learner's _backward would add it
-LOCAL_DERIVATIVE_FIX = {
-    "add": "self.grad += out.grad;  other.grad += out.grad",
-    "radd": "self.grad += out.grad;  other.grad += out.grad   (and __radd__ = __add__)",
-    "mul": "self.grad += other.data * out.grad;  other.grad += self.data * out.grad",
-    "rmul": "self.grad += other.data * out.grad   (and __rmul__ = __mul__)",
+# the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
+ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k", "exp": "exp", "log": "log", "tanh": "tanh",
+             "relu": "ReLU", "sigmoid": "sigmoid"}
+ROLES = {"{out.grad}": "out.grad", "{out.data}": "out.data", "{0.data}": "self.data",
+         "{1.data}": "other.data", "{k}": "other"}
+TARGETS = ("self.grad", "other.grad")
+# composites, and the reflected forms: how the lecture writes them
+COMPOSITE_FIX = {
+    "radd": "__radd__ = __add__      # in the class body; __add__ adds out.grad to both",
+    "rmul": "__rmul__ = __mul__      # in the class body",
     "sub": "def __sub__(self, other): return self + (-other)",
     "rsub": "def __rsub__(self, other): return other + (-self)",
     "neg": "def __neg__(self): return self * -1",
     "truediv": "def __truediv__(self, other): return self * other**-1",
     "rtruediv": "def __rtruediv__(self, other): return other * self**-1",
-    "pow": "self.grad += other * self.data ** (other - 1) * out.grad",
-    "exp": "self.grad += out.data * out.grad        # (e^x)' = e^x",
-    "log": "self.grad += (1 / self.data) * out.grad  # (log x)' = 1/x",
-    "tanh": "self.grad += (1 - t**2) * out.grad      # t = tanh(x) = out.data",
-    "relu": "self.grad += (out.data > 0) * out.grad  # 1 where x > 0, else 0",
-    "sigmoid": "self.grad += s * (1 - s) * out.grad     # s = out.data",
 }
+
+
+def _engine_fix(op: str) -> str | None:
+    """`self.grad += <d op / d input> * out.grad` from micrograd.engine.OPS, per input."""
+    from micrograd.engine import OPS  # standard library only, like this module
+
+    info = OPS.get(ENGINE_OP.get(op, ""))
+    if info is None:
+        return None
+    steps = []
+    for target, formula in zip(TARGETS, info.derivatives):
+        for placeholder, name in ROLES.items():
+            formula = formula.replace(placeholder, name)
+        steps.append(f"{target} += {formula}")
+    return ";  ".join(steps)
+
+
+def local_derivative_fix(op: str, default: str) -> str:
+    """The fix line for an op: the engine's own formula where it has the op, else the
+    lecture's composite (`a - b` as `a + (-b)`), else `default`."""
+    return _engine_fix(op) or COMPOSITE_FIX.get(op, default)
 
 OP_SYMBOL = {
     "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
@@ -102,7 +121,11 @@ _add("node-visited-twice", "backward runs a node's _backward more than once",
      (no `visited` set), so a node used twice has its _backward run twice and everything
      below it gets its gradient twice. Remember which nodes you have seen.""",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
-     "if v not in visited: visited.add(v); ...   # in build_topo",
+     "the line shown lets a node into the order again. If it is `topo.append(v)` outside\n"
+     "`if v not in visited:`, indent it into that if (after the loop over the children);\n"
+     "if it is `visited.add(node)` after a pop, skip nodes already seen first:\n"
+     "    if node in visited: continue\n"
+     "and with no visited set at all: if v not in visited: visited.add(v); ...",
      "textbook pitfall 3")
 _add("eq-without-hash", "__eq__ without __hash__: Values cannot go in a set",
      """Defining __eq__ makes Python drop the inherited __hash__, so a Value can no longer be
@@ -176,8 +199,15 @@ _add("recursion-limit", "recursive topological sort hits Python's recursion limi
      ops): right for the lecture's small graphs, broken for deep ones. An explicit stack
      removes the limit.""",
      "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
-     "stack = [(self, False)]; while stack: v, done = stack.pop(); ...  # iterative DFS",
-     "the lecture's build_topo and micrograd 0.1.0 break here too")
+     "replace the recursive call shown with an explicit stack:\n"
+     "stack = [(self, False)]\n"
+     "while stack:\n"
+     "    v, expanded = stack.pop()\n"
+     "    if expanded: topo.append(v); continue\n"
+     "    if v in visited: continue\n"
+     "    visited.add(v); stack.append((v, True))\n"
+     "    stack.extend((c, False) for c in v._prev)",
+     "a LIMIT, not a bug: the lecture's build_topo and micrograd 0.1.0 do it too")
 _add("infinite-recursion", "an op calls itself forever",
      """Running this expression recursed until Python's limit of 1,000 nested calls: an op
      that calls itself (for example __neg__ written as `return -self`, or __sub__ as
@@ -202,7 +232,8 @@ _add("tanh-overflow", "tanh overflows for large inputs",
      larger than any float), although tanh itself is just 1 there. The output of tanh is
      always strictly between -1 and 1; math.tanh handles the large inputs.""",
      "Value(400.0).tanh()  ->  OverflowError (should be 1.0)",
-     "t = math.tanh(self.data)", "textbook pitfall 6")
+     "t = math.tanh(self.data)      # stable at every x; the backward stays 1 - t**2",
+     "a LIMIT, not a bug, when the formula is the lecture's; textbook pitfall 6")
 _add("tanh-range", "tanh gives a value outside [-1, 1]",
      """tanh squashes every input into the interval (-1, 1). Your tanh returned something else
      for a large input. (Related: with a tanh output layer, train on labels ±1 or inside
@@ -253,9 +284,11 @@ _add("stale-intermediate-grads", "calling backward() twice on one graph reuses o
      do the same (z = (x*x)*2 at x = 3 gives 36 after two calls instead of 24); PyTorch
      refuses or gives exactly double. It bites when you call backward() twice without
      rebuilding the graph.""",
-     "t = a*b; y = t + c; y.backward(); y.backward()  ->  a.grad = 2*b, not 3*b",
-     "for v in topo: v.grad = 0.0 if v._prev else v.grad   # reset non-leaves first",
-     "the lecture's engine and micrograd 0.1.0 break here too")
+     "t = a + b; y = t + a; y.backward(); y.backward()  ->  a.grad = 5, not 4",
+     "before the line shown (where the root's grad is seeded), reset the inner nodes:\n"
+     "for v in topo:\n"
+     "    if v._prev: v.grad = 0.0      # leaves keep accumulating, as in PyTorch",
+     "a LIMIT, not a bug: the lecture's engine and micrograd 0.1.0 do it too")
 _add("backward-twice-wrong", "gradients wrong after two backward() calls",
      """Two backward() calls on graphs sharing the same leaves should add up the two gradients.
      Yours gave something else.""",
@@ -317,17 +350,14 @@ _add("import-error", "an import in the file failed",
      graphviz, plotting, a torch cross-check) nothing is lost.""",
      "import seaborn  ->  ModuleNotFoundError: No module named 'seaborn'",
      "pip install <module>, or delete the import if the engine does not need it", "advisory")
-_add("load-exception", "running the file raised an exception",
-     """Importing your file runs its top-level code, and that code raised an error before the
-     checker could look at the class.""", "see the line shown",
-     "move demo code under  if __name__ == '__main__':")
-_add("statement-raised", "a top-level statement raised an exception",
+_add("load-exception", "a top-level statement raised an exception",
      """The checker runs a .py file's top-level statements one at a time, as a notebook runs
      its cells: this one raised (the error is Python's own) and the rest of the file ran. Often
      demo code (a plot, a cross-check); if the statement defines something the engine needs,
      later probes fail too.""",
      "plt.plot(losses)  ->  NameError: name 'plt' is not defined",
-     "fix the line shown, or move demo code under  if __name__ == '__main__':", "advisory")
+     "fix the statement at the line shown, or move demo code under  "
+     "if __name__ == '__main__':", "advisory")
 _add("statement-slow", "a top-level statement ran too long and was stopped",
      """A top-level statement ran longer than its share of the load time (usually a training
      loop), so the checker stopped it and went on with the next statement. The checks need
@@ -386,9 +416,127 @@ _add("load-memory", "running the file ran out of memory",
      """A top-level statement of your file tried to allocate more memory than the checker
      allows (its address-space limit). The checker ran the rest of the file anyway.""",
      "see the line shown", "allocate less at top level", "advisory")
+_add("no-backward", "the class has no backward entry",
+     """The checker found your class (it keeps a number and a gradient) but no way to run
+     backpropagation: no method backward() (nor backprop(), back_prop(), grad(), ...) and no
+     module-level function such as backward(root). Without one nothing can be checked.""",
+     "Value(2.0).backward()  ->  AttributeError",
+     "add  def backward(self): ...  to the class (topological sort, seed self.grad = 1, "
+     "call _backward in reverse), or name yours: micrograd check FILE --backward NAME")
+_add("div-no-backward", "`/` makes its node without a _backward",
+     """Your __truediv__ computes the quotient in a new node but never sets that node's
+     _backward, so backward() passes nothing through `/`: both inputs keep gradient 0.
+     Either write its backward (d(a/b)/da = 1/b, d(a/b)/db = -a/b^2) or build `/` from ops
+     that have one, as the lecture does.""",
+     "y = a / b; y.backward()  ->  a.grad = 0, b.grad = 0",
+     "def __truediv__(self, other): return self * other**-1\n"
+     "or, after the line shown:\n"
+     "def _backward():\n"
+     "    self.grad += (1 / other.data) * out.grad\n"
+     "    other.grad += (-self.data / other.data**2) * out.grad\n"
+     "out._backward = _backward", "lecture 1:38")
+_add("pow-negative-exponent", "x ** n is wrong for a negative exponent n",
+     """x ** -1 (which `/` is usually built on) must give 1/x with derivative -1/x^2. Your
+     __pow__ handles only n >= 0 (a loop `range(n)` runs zero times for n < 0, leaving 1), so
+     every negative power, and every division built on it, comes out wrong.""",
+     "Value(1.7) ** -1  ->  1.0 (should be 0.588)",
+     "out = Value(self.data ** other, (self,), f'**{other}')\n"
+     "self.grad += other * self.data ** (other - 1) * out.grad   # any real exponent",
+     "lecture 1:38")
+_add("pow-negative-base", "x ** n raises for a negative or zero base",
+     """x ** 2 at x = -3 is 9 with derivative -6, and at x = 0 it is 0 with derivative 0. Your
+     __pow__'s backward takes math.log of the base (the derivative with respect to the
+     exponent), which is undefined for a base <= 0, so backward() raises. With a constant
+     exponent that term is not needed at all.""",
+     "(Value(-3.0) ** 2).backward()  ->  ValueError: math domain error",
+     "for a number exponent, drop the log term:\n"
+     "self.grad += other * self.data ** (other - 1) * out.grad",
+     "lecture 1:38")
+_add("sigmoid-overflow", "sigmoid overflows for large negative inputs",
+     """sigmoid(x) written as 1 / (1 + exp(-x)) overflows for x below about -709: exp(-x) is
+     larger than any float, so math.exp raises OverflowError although sigmoid is just 0
+     there. The stable form uses exp of a non-positive number only.""",
+     "Value(-800.0).sigmoid()  ->  OverflowError (should be 0.0)",
+     "s = 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))")
+_add("missing-rsub", "no __rsub__: `2 - a` raises TypeError",
+     """Python evaluates 2 - a as int.__sub__(2, a), which does not know your class, and then
+     falls back to a.__rsub__(2). Without __rsub__ you get a TypeError: loud, not a wrong
+     number, so it is a warning. It belongs next to the __sub__ shown.""",
+     "2 - Value(1.7)  ->  TypeError",
+     "def __rsub__(self, other): return other + (-self)    # next to __sub__",
+     "textbook pitfall 4")
+# numpy Tensor engines (the textbook's P1 chapter)
+_add("missing-unbroadcast", "a broadcast input's gradient is not summed back to its shape",
+     """In x + b with x of shape (3, 4) and b of shape (4,), numpy broadcasts b over the rows.
+     The gradient of b is then the sum of out.grad over the broadcast axes, shape (4,); your
+     op hands b the whole (3, 4) gradient, so numpy refuses to add it (or b.grad gets the
+     wrong shape). Every op whose inputs can broadcast (+, *, ...) must sum back.""",
+     "x: (3, 4), b: (4,); ((x + b) * r).sum().backward()  ->  ValueError or b.grad (3, 4)",
+     "def unbroadcast(g, shape):\n"
+     "    while g.ndim > len(shape): g = g.sum(axis=0)\n"
+     "    for i, n in enumerate(shape):\n"
+     "        if n == 1 and g.shape[i] != 1: g = g.sum(axis=i, keepdims=True)\n"
+     "    return g\n"
+     "and at the line shown: unbroadcast(grad, a.shape), unbroadcast(grad, b.shape)",
+     "textbook P1: broadcasting")
+_add("matmul-grad-not-transposed", "matmul's backward does not use the transposes",
+     """For out = a @ b, the gradients are a.grad += out.grad @ b.T and b.grad += a.T @
+     out.grad. Without the transposes the shapes only line up for square matrices (and the
+     numbers are still wrong); for (2, 3) @ (3, 4) numpy raises.""",
+     "x: (2, 3), w: (3, 4); ((x @ w) * r).sum().backward()",
+     "self.grad += out.grad @ other.data.T\nother.grad += self.data.T @ out.grad",
+     "textbook P1: matmul")
+_add("sum-axis-grad", "sum(axis)'s backward does not put the reduced axis back",
+     """x.sum(axis=1) of a (2, 3) array has shape (2,). Its gradient must be spread over the
+     summed axis: out.grad reshaped to (2, 1) (np.expand_dims(g, axis)) and broadcast to
+     (2, 3). Broadcasting (2,) directly lines it up with the wrong axis (or fails), unless
+     keepdims=True kept the axis.""",
+     "(x.sum(axis=1) * r).sum().backward()  ->  x.grad wrong",
+     "g = out.grad if axis is None or keepdims else np.expand_dims(out.grad, axis)\n"
+     "self.grad += np.broadcast_to(g, self.data.shape)", "textbook P1: reductions")
+_add("mean-grad-not-divided", "mean's backward does not divide by the count",
+     """mean is sum / n, so each input gets out.grad / n, where n is the number of elements
+     averaged (all of them, or the size of the axis). Your backward spreads out.grad
+     without dividing, n times too large.""",
+     "x.mean().backward() on a (2, 3) array  ->  x.grad = 1 everywhere, not 1/6",
+     "self.grad += np.broadcast_to(g, self.data.shape) / n   # n = size averaged over",
+     "textbook P1: reductions")
+_add("reshape-grad-not-reshaped", "reshape's backward does not reshape the gradient back",
+     """out = x.reshape(3, 2) has the output's shape; its gradient must be reshaped to the
+     input's shape before it is added: out.grad.reshape(self.data.shape).""",
+     "(x.reshape(3, 2) * r).sum().backward() with x (2, 3)  ->  ValueError",
+     "self.grad += out.grad.reshape(self.data.shape)", "textbook P1: views")
+_add("transpose-grad", ".T's backward does not transpose the gradient back",
+     """out = x.T has the transposed shape; its gradient must be transposed back before it is
+     added to x.grad: out.grad.T.""",
+     "(x.T * r).sum().backward() with x (2, 3)  ->  ValueError or a wrong grad",
+     "self.grad += out.grad.T", "textbook P1: views")
+_add("softmax-unstable", "softmax overflows for large logits",
+     """exp(1000) is inf, and inf / inf is nan: softmax of logits around 1000 gives nan.
+     Softmax does not change when a constant is subtracted from every logit, so subtract
+     the row's max first: every exp is then at most 1.""",
+     "Tensor([[1000., 0., -1000.]]).softmax()  ->  nan",
+     "e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))",
+     "textbook P1: numerical stability")
+_add("cross-entropy-unstable", "cross-entropy takes log of a probability that underflows",
+     """log(softmax(z)[target]) is -inf when that probability is below ~1e-308 (a
+     confidently wrong prediction), so the loss is inf although it is just
+     logsumexp(z) - z[target], about 1800 for logits 1000 apart. Compute it in log space.""",
+     "logits [-1000, 1000, -800], target 2  ->  inf (should be 1800)",
+     "m = z.max(axis=1, keepdims=True)\n"
+     "lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))\n"
+     "loss = (lse - z[np.arange(N), targets]).mean()", "textbook P1: numerical stability")
+_add("tensor-grad-overwritten", "`=` instead of `+=` in a Tensor op's backward",
+     """A tensor used twice (x * z + x) must receive the sum of both paths' gradients. The
+     line shown assigns its gradient instead of adding to it, so the path that ran first is
+     lost.""",
+     "(x * z + x).sum().backward()  ->  x.grad = z, not z + 1",
+     "self.grad += ...   # at the line shown: add, never assign", "textbook pitfall 1")
 _add("class-not-found", "no Value class found",
-     """The checker looks for a class named Value, or one with .data, .grad and backward().
-     Name it with PATH:ClassName if it is called something else.""",
+     """The checker looks for a class defined in the file that takes a number and keeps it
+     with a gradient (Value(2.0).data == 2.0 and .grad == 0, under any attribute names).
+     Name it with PATH:ClassName if it is not found; if the class statement itself raised,
+     its line is shown.""",
      "micrograd check my_engine.py:Scalar", "micrograd check FILE.py:YourClassName")
 _add("child-crashed", "the checker's sandbox process died",
      """The process running your code stopped abruptly (a crash in C code, or the operating
@@ -410,13 +558,13 @@ def explain(diag_id: str) -> Diagnosis:
                          f"Your class has no {name} op. Unless a course requires it "
                          "(--require), probes that need it are listed as missing, not failed.",
                          OP_SYMBOL.get(name, name),
-                         LOCAL_DERIVATIVE_FIX.get(name, f"def {name}(self): ..."), "")
+                         local_derivative_fix(name, f"def {name}(self): ..."), "")
     entry = CATALOG.get(diag_id) or CATALOG.get(base)
     if entry is None:
         return Diagnosis(diag_id, diag_id.replace("-", " "), "The probe failed.", "", "")
     if not op:
         return entry
-    fix = LOCAL_DERIVATIVE_FIX.get(op, entry.fix)
+    fix = local_derivative_fix(op, entry.fix)
     example = OP_SYMBOL.get(op, entry.example)
     if base == "grad-assigned":
         example = f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  ->  a.grad should be {op}'(a) + 1"
