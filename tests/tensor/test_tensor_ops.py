@@ -341,7 +341,8 @@ def test_sequential_fuses_linear_relu_with_the_unfused_numbers():
     from micrograd.tensors import nn
 
     rng = np.random.default_rng(9)
-    model = nn.Sequential(nn.Linear(5, 6, rng=rng), nn.ReLU(), nn.Linear(6, 2, rng=rng))
+    model = nn.Sequential(nn.Linear(5, 6, rng=rng, dtype=np.float64), nn.ReLU(),
+                          nn.Linear(6, 2, rng=rng, dtype=np.float64))
     x = rng.standard_normal((9, 5))
     x[0] = np.nan  # nan stays nan through the fused relu, as torch.relu
     fused = model(micrograd.tensor(x))

@@ -313,7 +313,7 @@ def test_grad_and_data_are_tensors_that_record_no_graph():
 # --- pickle and deepcopy ------------------------------------------------------------------
 
 def test_tensors_pickle_and_deepcopy_as_data_and_requires_grad():
-    p = micrograd.tensors.tensor([[1.0, 2.0]], requires_grad=True)
+    p = micrograd.tensors.tensor([[1.0, 2.0]], dtype=float64, requires_grad=True)
     (p * 3).sum().backward()
     back = pickle.loads(pickle.dumps(p))
     assert type(back) is Tensor and back.requires_grad and back.is_leaf and back.grad is None
