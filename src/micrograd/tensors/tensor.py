@@ -84,7 +84,10 @@ class Tensor:
         `p.data -= lr * p.grad` changes p. Assigning (`p.data = t`) replaces the values,
         keeping p itself (its identity, requires_grad, graph role)."""
         view = leaf(self._array)
-        view._versions = versions.shared_versions(self)  # a change through it is p's change
+        counter = self._versions
+        if counter is None:  # made once: a change through the view is a change of self
+            counter = self._versions = versions.Counter()
+        view._versions = counter
         return view
 
     @data.setter

@@ -59,13 +59,13 @@ class Counter:
 
 def changed_in_memory(t: Any) -> None:
     """Record that t's array was written in place (its version goes up by one)."""
-    clock.epoch += 1
+    tick = clock.epoch = clock.epoch + 1
     counter = t._versions
     if counter is None:
         counter = t._versions = Counter()
     counter.count += 1
     ticks = counter.ticks
-    ticks.append(clock.epoch)
+    ticks.append(tick)
     if len(ticks) > _KEPT_TICKS:
         del ticks[0]
 

@@ -12,7 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from micrograd.autograd import modes
 from micrograd.tensors import compat, dtypes
+from micrograd.tensors.versions import changed_in_memory
 from micrograd.tensors.function import (
     Tensor,
     binary,
@@ -286,7 +288,14 @@ def logical_not(x: Tensor) -> Tensor:
 def _update(symbol: str, name: str, array_update: Callable[[Any, Any], Any],
             op: Callable[[Any, Any], Tensor]) -> Callable[..., Tensor]:
     def update(self: Tensor, other: ArrayLike) -> Tensor:
-        value = raw(other)
+        value = other._array if type(other) is Tensor else other
+        if not modes.grad_enabled or not (
+                self._requires_grad or (type(other) is Tensor and other._requires_grad)):
+            # the optimizer step's path (`p.data -= lr * p.grad`): in_place's first branch,
+            # inlined, with no closures to make
+            array_update(self._array, value)
+            changed_in_memory(self)
+            return self
         return in_place(self, symbol, lambda array: array_update(array, value),
                         lambda old: op(old, other), (other,))
 
