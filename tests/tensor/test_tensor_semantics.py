@@ -356,3 +356,17 @@ def test_pickled_parameters_make_the_same_numbers_as_torch_after_a_round_trip():
     (ours.tanh() * ours).sum().backward()
     (theirs.tanh() * theirs).sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
+def test_a_tensor_model_pickles_and_deepcopies_and_computes_the_same_after():
+    from micrograd.tensors import nn
+
+    rng = np.random.default_rng(3)
+    model = nn.Sequential(nn.Linear(3, 4, rng=rng), nn.ReLU(), nn.Linear(4, 2, rng=rng))
+    x = micrograd.tensors.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+    model(x).sum().backward()  # gradients present: still only data is pickled
+    for restored in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        np.testing.assert_array_equal(restored(x).numpy(), model(x).numpy())
+        for mine, theirs in zip(restored.parameters(), model.parameters()):
+            assert mine.requires_grad and not np.shares_memory(mine.numpy(), theirs.numpy())
+        restored(x).sum().backward()  # and it trains
