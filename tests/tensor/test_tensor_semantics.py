@@ -12,11 +12,11 @@ import pickle
 
 import numpy as np
 import pytest
+from tests.conftest import require_module
 
 import micrograd
 from micrograd.tensors import Tensor, float64, no_grad
 from micrograd.tensors.ops import reduce as mg_reduce
-from tests.conftest import require_module
 
 
 class Ours:
@@ -78,7 +78,7 @@ def assert_same(scenario, error_words=None):
         return
     assert not isinstance(ours, tuple), f"micrograd raised {ours[1]!r}; torch gave {theirs}"
     assert len(theirs) == len(ours)
-    for want, have in zip(theirs, ours):
+    for want, have in zip(theirs, ours, strict=True):
         if want is None:
             assert have is None
         else:
@@ -367,6 +367,6 @@ def test_a_tensor_model_pickles_and_deepcopies_and_computes_the_same_after():
     model(x).sum().backward()  # gradients present: still only data is pickled
     for restored in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
         np.testing.assert_array_equal(restored(x).numpy(), model(x).numpy())
-        for mine, theirs in zip(restored.parameters(), model.parameters()):
+        for mine, theirs in zip(restored.parameters(), model.parameters(), strict=True):
             assert mine.requires_grad and not np.shares_memory(mine.numpy(), theirs.numpy())
         restored(x).sum().backward()  # and it trains

@@ -46,14 +46,25 @@ class Tensor:
     Its methods and operators (t + u, t.exp(), t.sum(), t[i], ...) are the ops of
     `micrograd.tensors.ops`, installed on the class when the package is imported."""
 
-    __slots__ = ("_array", "_grad_array", "_requires_grad", "_prev", "_grad_fn", "_op",
-                 "_label", "_epoch", "_versions", "_grad_view", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_array",
+        "_epoch",
+        "_grad_array",
+        "_grad_fn",
+        "_grad_view",
+        "_label",
+        "_op",
+        "_prev",
+        "_requires_grad",
+        "_versions",
+    )
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(is_finite)  # the shared walker's anomaly check asks the node
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None):
         if isinstance(data, Tensor):
-            data = data._array
+            data = data.numpy()
         python_data = not isinstance(data, (np.ndarray, np.generic))
         array = np.array(data, dtype=dtype)  # a copy, as torch.tensor makes
         if array.dtype.kind not in "biuf":
@@ -71,7 +82,7 @@ class Tensor:
         self._grad_fn: Any = None
         self._op = ""
         self._epoch = versions.clock.epoch
-        self._versions: list | None = None
+        self._versions: versions.Counter | None = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
@@ -349,7 +360,7 @@ def _rebuild(cls: type, array: np.ndarray, requires_grad: bool, grad: np.ndarray
              state: dict | None) -> Tensor:
     """A pickled or copied tensor back: a leaf of class `cls` (Tensor, or a subclass such as
     nn.Parameter) with these values."""
-    t = _new(cls)
+    t: Tensor = _new(cls)
     t._array = array
     t._grad_array = grad
     t._grad_view = None

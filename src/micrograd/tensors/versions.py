@@ -22,7 +22,8 @@ compare per node once any in-place change has happened.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class _Clock:
@@ -49,7 +50,7 @@ class Counter:
                 value from before, or None when there was none
     """
 
-    __slots__ = ("count", "ticks", "replaced")
+    __slots__ = ("count", "replaced", "ticks")
 
     def __init__(self, count: int = 0, replaced: list | None = None) -> None:
         self.count = count

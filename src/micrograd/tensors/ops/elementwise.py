@@ -14,7 +14,6 @@ import numpy as np
 
 from micrograd.autograd import modes
 from micrograd.tensors import compat, dtypes
-from micrograd.tensors.versions import changed_in_memory
 from micrograd.tensors.function import (
     Tensor,
     binary,
@@ -28,6 +27,7 @@ from micrograd.tensors.function import (
     unary,
 )
 from micrograd.tensors.tensor import ArrayLike
+from micrograd.tensors.versions import changed_in_memory
 
 _exp, _log, _sqrt = quiet(np.exp), quiet(np.log), quiet(np.sqrt)  # / and ** do the same
 
