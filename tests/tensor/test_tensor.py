@@ -352,15 +352,16 @@ def test_module_parameters_names_and_zero_grad():
 
 
 def test_state_dict_round_trip_and_mismatch():
-    a = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    b = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    f64 = np.float64  # compared with a float64 torch model below
+    a = nn.Sequential(nn.Linear(3, 4, dtype=f64), nn.ReLU(), nn.Linear(4, 2, dtype=f64))
+    b = nn.Sequential(nn.Linear(3, 4, dtype=f64), nn.ReLU(), nn.Linear(4, 2, dtype=f64))
     b.load_state_dict(a.state_dict())
-    x = micrograd.randn(5, 3)
+    x = micrograd.randn(5, 3, dtype=f64)
     np.testing.assert_array_equal(a(x).data, b(x).data)
     torch_model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
                                       torch.nn.Linear(4, 2)).double()
     torch_model.load_state_dict({k: torch.tensor(v) for k, v in a.state_dict().items()})
-    np.testing.assert_allclose(torch_model(torch.tensor(x.data)).detach().numpy(), a(x).data)
+    np.testing.assert_allclose(torch_model(torch.tensor(x.numpy())).detach().numpy(), a(x).data)
     with pytest.raises(KeyError, match="missing"):
         b.load_state_dict({"0.weight": np.zeros((4, 3))})
 
