@@ -91,7 +91,7 @@ class TensorTrace:
             out.append("  no backward steps: nothing in this graph requires grad")
         else:
             out.append(f"  {root}.grad = 1.0   (d{root}/d{root} = 1, "
-                       f"{_shape(self.root.data)})")
+                       f"{_shape(self.root._array)})")
         for k, step in enumerate(self.steps, 1):
             incoming = "None" if step.incoming is None else _shape(step.incoming)
             out.append(f"  step {k}: {step.equation}   (incoming "
