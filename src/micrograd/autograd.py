@@ -146,8 +146,13 @@ def topological_order(root: Any) -> list[Any]:
     return order
 
 
-def backward(root: Any, seed: Any, zero: Any) -> None:
+def backward(root: Any, seed: Any, zero: Any,
+             check: Callable[[list], bool] | None = None) -> None:
     """Run the chain rule from `root` back to the leaves.
+
+    `check(order)`, if given, sees the nodes about to run first: it may raise, or rewire
+    the graph and return True to have the order worked out again (the Tensor engine's
+    version counters, for values changed in place).
 
     Gradients of leaves accumulate (+=) across calls, as in PyTorch: calling backward twice
     gives twice the gradient. Gradients of intermediate nodes are reset to `zero` first, so
@@ -156,6 +161,9 @@ def backward(root: Any, seed: Any, zero: Any) -> None:
     """
     with _cyclic_gc_paused():
         order = _nodes_to_run(root)
+        if check is not None:
+            while check(order):
+                order = _nodes_to_run(root)
         for node in order:
             node.grad = zero
         if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates

@@ -259,10 +259,10 @@ def test_tensor_scores_take_0_1_labels_as_the_list_form_does():
     y = torch.tensor(SIGNS, dtype=torch.float64)
     ref_scores = torch.tensor(SCORES, dtype=torch.float64)
     for labels in (micrograd.tensor(labels01), np.array(labels01), labels01):
-        scores = micrograd.tensor(SCORES, requires_grad=True)
+        scores = micrograd.tensor(SCORES, dtype=np.float64, requires_grad=True)
         loss = hinge_loss(scores, labels)
         assert loss.item() == pytest.approx(torch.relu(1 - y * ref_scores).mean().item(), rel=1e-15)
-        logistic = logistic_loss(micrograd.tensor(SCORES), labels)
+        logistic = logistic_loss(micrograd.tensor(SCORES, dtype=np.float64), labels)
         ref = F.binary_cross_entropy_with_logits(ref_scores,
                                                  torch.tensor(labels01, dtype=torch.float64))
         assert logistic.item() == pytest.approx(ref.item(), rel=1e-12)

@@ -99,7 +99,7 @@ def test_embedding_lookup_and_gradient_match_torch():
 def test_dropout_keeps_the_expected_fraction_scaled_and_is_identity_in_eval():
     layer = nn.Dropout(0.25)
     x = mt.ones(200_000)
-    y = layer(x).data
+    y = layer(x).numpy()
     kept = y != 0
     assert abs(kept.mean() - 0.75) < 0.01  # 0.75 +- 5 standard deviations (0.002)
     np.testing.assert_allclose(y[kept], 1 / 0.75)
@@ -159,14 +159,14 @@ def test_default_initialisation_has_torchs_distributions():
     # Linear: kaiming_uniform_(a=sqrt 5) = U(+-1/sqrt(in)); bias U(+-1/sqrt(in))
     layer = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
-    for p in (layer.weight.data, layer.bias.data):
+    for p in (layer.weight.numpy(), layer.bias.numpy()):
         assert np.abs(p).max() <= bound and np.abs(p).max() > 0.99 * bound
-    assert abs(layer.weight.data.std() - bound / math.sqrt(3)) < 0.01 * bound
-    table = nn.Embedding(1000, 100).weight.data  # N(0, 1)
+    assert abs(layer.weight.numpy().std() - bound / math.sqrt(3)) < 0.01 * bound
+    table = nn.Embedding(1000, 100).weight.numpy()  # N(0, 1)
     assert abs(table.mean()) < 0.02 and abs(table.std() - 1) < 0.02
     norm = nn.LayerNorm(5)
-    assert (norm.weight.data == 1).all() and (norm.bias.data == 0).all()
-    assert nn.Embedding(4, 3, padding_idx=1).weight.data[1].tolist() == [0, 0, 0]
+    assert (norm.weight.numpy() == 1).all() and (norm.bias.numpy() == 0).all()
+    assert nn.Embedding(4, 3, padding_idx=1).weight.numpy()[1].tolist() == [0, 0, 0]
 
 
 @pytest.mark.parametrize("name, kwargs, std", [
@@ -180,18 +180,18 @@ def test_default_initialisation_has_torchs_distributions():
 def test_init_functions_draw_with_torchs_spread(name, kwargs, std):
     w = mt.zeros(300, 200)
     assert getattr(nn.init, name)(w, **kwargs) is w
-    assert abs(w.data.std() - std) < 0.02 * std
+    assert abs(w.numpy().std() - std) < 0.02 * std
     twin = getattr(torch.nn.init, name)(torch.zeros(300, 200, dtype=torch.float64), **kwargs)
     assert abs(twin.std().item() - std) < 0.02 * std  # the oracle's spread is the same
     if "uniform" in name:
-        assert np.abs(w.data).max() <= math.sqrt(3) * std * (1 + 1e-12)
+        assert np.abs(w.numpy()).max() <= math.sqrt(3) * std * (1 + 1e-12)
 
 
 def test_constant_zeros_ones_and_gain():
     w = mt.zeros(2, 3)
     nn.init.constant_(w, 0.5)
-    assert (w.data == 0.5).all()
-    assert (nn.init.ones_(w).data == 1).all() and (nn.init.zeros_(w).data == 0).all()
+    assert (w.numpy() == 0.5).all()
+    assert (nn.init.ones_(w).numpy() == 1).all() and (nn.init.zeros_(w).numpy() == 0).all()
     for nonlinearity in ("linear", "sigmoid", "tanh", "relu", "selu"):
         assert nn.init.calculate_gain(nonlinearity) == torch.nn.init.calculate_gain(nonlinearity)
     leaky = nn.init.calculate_gain("leaky_relu", 0.2)

@@ -38,8 +38,8 @@ def saved_by_torch(obj) -> io.BytesIO:
 def test_our_file_loads_in_torch_with_dtypes_views_and_nesting(np_dtype, torch_dtype):
     base = np.arange(24).reshape(4, 6).astype(np_dtype)
     whole = mt.tensor(base)
-    column = mt.from_numpy(whole.data[:, 2])           # a strided view of whole's storage
-    transposed = mt.from_numpy(whole.data.T)            # non-contiguous
+    column = mt.from_numpy(whole.numpy()[:, 2])           # a strided view of whole's storage
+    transposed = mt.from_numpy(whole.numpy().T)            # non-contiguous
     reversed_rows = mt.from_numpy(base[::-1])           # negative strides: saved as a copy
     obj = {"whole": whole, "column": column, "t": transposed, "rev": reversed_rows,
            "scalar": mt.tensor(np.array(7, dtype=np_dtype)), "nested": [1, 2.5, "x", (whole, None)],

@@ -327,7 +327,7 @@ def test_readme_tensor_graph_example_runs(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(root / "src")})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "mlp.svg").read_bytes().lstrip().startswith(b"<?xml")
-    assert "0.weight (parameter) | shape (3, 2) float64" in result.stdout
+    assert "0.weight (parameter) | shape (3, 2) float32" in result.stdout
     assert "step 3: v0 = linear_relu(x, 0.weight, 0.bias)" in result.stdout
     assert "loss = cross_entropy(" in result.stdout  # the label set with loss.label = ...
 

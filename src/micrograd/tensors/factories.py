@@ -57,13 +57,13 @@ def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = F
 def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
                device: Any = None) -> Tensor:
     on_cpu(device)
-    return Tensor(np.zeros_like(t.data, dtype=dtype), requires_grad)
+    return Tensor(np.zeros_like(t._array, dtype=dtype), requires_grad)
 
 
 def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
               device: Any = None) -> Tensor:
     on_cpu(device)
-    return Tensor(np.ones_like(t.data, dtype=dtype), requires_grad)
+    return Tensor(np.ones_like(t._array, dtype=dtype), requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,

@@ -34,8 +34,8 @@ __all__ = [
 
 def _check_linear(x: Any, weight: Tensor, op: str) -> Tensor:
     if type(x) is not Tensor:  # a list of numbers: take the model's dtype
-        x = Tensor(x, dtype=None if isinstance(x, np.ndarray) else weight.data.dtype)
-    X, W = x.data, weight.data
+        x = Tensor(x, dtype=None if isinstance(x, np.ndarray) else weight._array.dtype)
+    X, W = x._array, weight._array
     check_same_dtype(op, X, W)
     if X.ndim == 0 or X.shape[-1] != W.shape[1]:
         raise ValueError(
@@ -49,13 +49,13 @@ def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
     """X @ W^T + b as a fresh array."""
     out = X @ W.T
     if bias is not None:
-        out += bias.data  # the product is a fresh array: adding in place saves a copy
+        out += bias._array  # the product is a fresh array: adding in place saves a copy
     return out
 
 
 def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """Send dx = g W, dW = g^T x, db = sum of g over the batch (g: d loss / d(x W^T + b))."""
-    X, W = x.data, weight.data
+    X, W = x._array, weight._array
     if x._requires_grad:
         accumulate(x, g @ W)
     g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
@@ -74,10 +74,10 @@ def _record(x: Tensor, weight: Tensor, bias: Tensor | None) -> tuple[tuple, bool
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ W^T + b as one node;  dx = g W,  dW = g^T x,  db = sum of g over the batch."""
     x = _check_linear(x, weight, "linear")
-    out = _affine(x.data, weight.data, bias)
+    out = _affine(x._array, weight._array, bias)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is not None:
             _linear_backward(g, x, weight, bias)
 
@@ -110,11 +110,11 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     The same numbers as linear() then relu(), with one array and one pass less each way.
     """
     x = _check_linear(x, weight, "linear_relu")
-    out = _affine(x.data, weight.data, bias)
+    out = _affine(x._array, weight._array, bias)
     np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is not None:
             _linear_backward(g * (out > 0), x, weight, bias)  # 1 where x > 0 (0 at 0)
 
@@ -160,7 +160,7 @@ def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | Non
 
 
 def _class_targets(target: Any, logits: np.ndarray) -> np.ndarray:
-    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise TypeError(
             f"target must hold integer class indices (int64), got dtype {t.dtype}; "
@@ -193,7 +193,7 @@ def _row_max(X: np.ndarray) -> np.ndarray:
 def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """-log softmax(input)[target], for logits (N, C) or (C,) and integer targets;
     one node with d/dinput = softmax(input) - onehot(target)."""
-    X = input.data
+    X = input._array
     if X.ndim not in (1, 2):
         raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
@@ -206,7 +206,7 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
     loss, scale = _reduce(nll, reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
@@ -222,7 +222,7 @@ def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor
 
 def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """-input[target] averaged: the loss for log-probabilities (after log_softmax)."""
-    X = input.data
+    X = input._array
     if X.ndim not in (1, 2):
         raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X)
@@ -239,8 +239,8 @@ def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """mean((input - target)^2);  d/dinput = 2 (input - target) / N  (target likewise, negated)."""
     if not isinstance(target, Tensor):
-        target = Tensor(np.asarray(target, dtype=input.data.dtype))
-    X, Y = input.data, target.data
+        target = Tensor(np.asarray(target, dtype=input._array.dtype))
+    X, Y = input._array, target._array
     if X.shape != Y.shape:
         raise ValueError(
             f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
@@ -251,7 +251,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     loss, scale = _reduce(diff * diff, reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = 2 * diff * (g if scale is None else g * scale)

@@ -112,7 +112,7 @@ class _TorchPickler(_PurePythonPickler):
         if memo is not None:  # the same tensor twice: one object when loaded
             self.write(self.get(memo[0]))
             return
-        array = obj.data if isinstance(obj, Tensor) else obj
+        array = obj._array if isinstance(obj, Tensor) else obj
         if array.dtype not in _STORAGE_NAMES:
             raise TypeError(f"micrograd.torch.save cannot save dtype {array.dtype}")
         storage, offset, strides = self._storage_of(array)

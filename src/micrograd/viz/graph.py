@@ -244,6 +244,7 @@ def array_text(array: Any) -> str:
     """
     if array is None:
         return "None"
+    array = getattr(array, "_array", array)  # a Tensor (its .data, .grad): its values
     if not hasattr(array, "size"):  # a plain number
         return fmt4(array) if isinstance(array, float) else str(array)
     if array.size == 1:

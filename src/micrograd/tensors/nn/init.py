@@ -39,7 +39,7 @@ def _random_fill(array: np.ndarray, kind: str, a: float, b: float,
         return array
     if generator is None:
         draw = (_tensors.rand(*shape, dtype=np.float64) if kind == "uniform"
-                else _tensors.randn(*shape, dtype=np.float64)).data
+                else _tensors.randn(*shape, dtype=np.float64))._array
     elif isinstance(generator, np.random.Generator):
         draw = generator.random(shape) if kind == "uniform" else generator.standard_normal(shape)
     else:
@@ -55,7 +55,7 @@ def _random_fill(array: np.ndarray, kind: str, a: float, b: float,
 def _array(tensor: Any, name: str) -> np.ndarray:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name} expects a Tensor, got {type(tensor).__name__}")
-    return tensor.data
+    return tensor._array
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

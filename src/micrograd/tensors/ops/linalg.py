@@ -16,7 +16,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
         a = Tensor(a)
     if type(b) is not Tensor:
         b = Tensor(b)
-    A, B = a.data, b.data
+    A, B = a._array, b._array
     check_same_dtype("@", A, B)
     try:
         out = np.matmul(A, B)
@@ -33,7 +33,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
     left, right = a, b
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         A2, B2 = A, B
