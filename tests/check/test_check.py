@@ -473,6 +473,9 @@ def test_backward_that_resets_inner_nodes_does_not_count_as_zeroing():
 @pytest.mark.parametrize("source, flagged", [
     ("def numerical_grad(f, x, h=1e-10):\n    return (f(x + h) - f(x - h)) / (2 * h)\n", True),
     ("h = 1e-10\nslope = (f(x + h) - f(x)) / h\n", True),
+    # defaults of positional-only parameters line up with those parameters too
+    ("def numerical_grad(f, x, h=1e-10, /):\n    return (f(x + h) - f(x - h)) / (2 * h)\n", True),
+    ("def slope(f, h=1e-10, /, x=1.0):\n    return (f(x + h) - f(x - h)) / (2 * h)\n", True),
     ("h = 1e-5\nslope = (f(x + h) - f(x)) / h\n", False),
     # an epsilon that keeps log() finite, and Adam's, are not difference-quotient steps
     ("eps = 1e-12\ndef bce(p):\n    return -math.log(p + eps)\n", False),

@@ -51,7 +51,7 @@ def _engine_fix(op: str) -> str | None:
     if info is None:
         return None
     steps = []
-    for target, formula in zip(TARGETS, info.derivatives):
+    for target, formula in zip(TARGETS, info.derivatives, strict=False):  # unary: one
         for placeholder, name in ROLES.items():
             formula = formula.replace(placeholder, name)
         steps.append(f"{target} += {formula}")
@@ -84,7 +84,8 @@ _add("grad-overwritten", "gradient overwritten with = instead of accumulated wit
      (a + a, a*b + a, a neuron's input feeding several neurons) gets a wrong gradient.""",
      "a = Value(3.0); b = a + a; b.backward()  ->  a.grad should be 2, not 1",
      "self.grad += out.grad      # += in every _backward, never =",
-     "textbook pitfall 1; lecture 1:22 (fixing a backprop bug when one node is used multiple times)")
+     "textbook pitfall 1; lecture 1:22 (fixing a backprop bug when one node is used multiple "
+     "times)")
 _add("exp-grad-assigned", "exp's _backward assigns the gradient (= instead of +=)",
      """This is the slip visible in the lecture video: exp's _backward writes
      self.grad = out.data * out.grad. When the input of exp is also used elsewhere, the other
@@ -114,7 +115,8 @@ _add("wrong-topo-order", "backward visits nodes in the wrong order",
      reached by a short path and a long path sends its gradient on too early and the rest
      never arrives. Single ops are right, so the walker is the problem.""",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d)",
-     "build topo by DFS (visit children, then topo.append(v)); then: for v in reversed(topo): v._backward()",
+     "build topo by DFS (visit children, then topo.append(v)); "
+     "then: for v in reversed(topo): v._backward()",
      "textbook pitfall 3")
 _add("node-visited-twice", "backward runs a node's _backward more than once",
      """Your topological sort puts a node in the list once for every path that reaches it
@@ -148,7 +150,8 @@ _add("rmul-returns-float", "`2.0 * a` silently gives a float, not a Value",
      """Your __rmul__ returns a plain number instead of a new node, so 2.0 * a looks fine but
      is disconnected from the graph: backward() never reaches a, and its gradient stays 0.
      Nothing raises, which makes this one hard to find.""",
-     "y = 2.5 * a  ->  type(y) is float", "__rmul__ = __mul__      # return a Value built by __mul__",
+     "y = 2.5 * a  ->  type(y) is float",
+     "__rmul__ = __mul__      # return a Value built by __mul__",
      "textbook pitfall 8")
 _add("radd-returns-float", "`2 + a` silently gives a float, not a Value",
      """Your __radd__ returns a plain number instead of a new node, so the result is cut off
@@ -260,7 +263,8 @@ _add("no-zero-grad", "gradients are never zeroed in the training loop",
      the lecture's network trained anyway, the stale sum acting like a huge step — but it is
      not gradient descent any more. Reset before backward.""",
      "for k in range(20): ...; loss.backward(); p.data += -0.05 * p.grad   # no reset",
-     "for p in model.parameters(): p.grad = 0.0     # (or model.zero_grad()) before loss.backward()",
+     "for p in model.parameters(): p.grad = 0.0     "
+     "# (or model.zero_grad()) before loss.backward()",
      "textbook pitfall 2; lecture 2:01 (the zero_grad bug)")
 _add("zero-grad-broken", "zero_grad() leaves gradients that are not 0",
      """Your zero_grad() does not reset every parameter's gradient: after it, some .grad values
@@ -371,7 +375,8 @@ _add("annotation-name-error", "an annotation names the class before it exists",
      annotation such as `def __add__(self, other: Value) -> Value:` is evaluated when the def
      runs, so it raises NameError and the class is never made. Quote the name, or let Python
      read annotations lazily.""",
-     "class Value:\n    def __add__(self, other: Value): ...  ->  NameError: name 'Value' is not defined",
+     "class Value:\n    def __add__(self, other: Value): ...  "
+     "->  NameError: name 'Value' is not defined",
      "from __future__ import annotations      # first line of the file; or write 'Value' in quotes",
      "advisory")
 _add("files-not-copied", "some files next to yours were not copied",
@@ -567,6 +572,7 @@ def explain(diag_id: str) -> Diagnosis:
     fix = local_derivative_fix(op, entry.fix)
     example = OP_SYMBOL.get(op, entry.example)
     if base == "grad-assigned":
-        example = f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  ->  a.grad should be {op}'(a) + 1"
+        example = (f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  "
+                   f"->  a.grad should be {op}'(a) + 1")
     return Diagnosis(diag_id, f"{entry.title}: {op}", entry.explanation, example,
                      fix if base != "wrong-forward" else entry.fix, entry.pitfall)

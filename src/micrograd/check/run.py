@@ -7,6 +7,7 @@ sends one request per probe; every verdict is made here from the child's observa
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import signal
@@ -397,10 +398,9 @@ class Session:
         """The child can't go on (it died, hung, or the time is up): say which and why."""
         process = self.box.process
         if process is not None and self.remaining() > 0:
-            try:  # the channel closes a moment before the exit status is there
+            # the channel closes a moment before the exit status is there
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=min(0.5, self.remaining()))
-            except subprocess.TimeoutExpired:
-                pass
         if self.remaining() <= 0:
             diagnosis, detail = "total-timeout", "the whole check's time limit was reached"
         elif process is not None and process.poll() is not None:
@@ -408,7 +408,8 @@ class Session:
             diagnosis = "child-crashed"
             detail = f"the sandbox process exited with code {code}" + _signal_note(code)
         elif pid == "load":
-            diagnosis, detail = "load-timeout", f"the file's top level gave no report in time ({why})"
+            diagnosis = "load-timeout"
+            detail = f"the file's top level gave no report in time ({why})"
         else:
             diagnosis, detail = "probe-timeout", f"no report in time ({why})"
         self.results.append(ProbeResult(pid, group, "error",
