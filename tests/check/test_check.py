@@ -275,6 +275,34 @@ def test_every_emitted_diagnosis_has_a_written_explanation(reports):
             assert entry.explanation != "The probe failed." and entry.fix, diag
 
 
+def test_no_diagnosis_points_at_a_line_it_may_not_have():
+    """Issue 12 item 7: a probe's line can be missing (an error raised outside the learner's
+    file), so no text may lean on 'the line shown'; every fix says what to look for."""
+    for diag, entry in CATALOG.items():
+        for text in (entry.explanation, entry.example, entry.fix):
+            assert "line shown" not in text and "call shown" not in text, (diag, text)
+        assert not entry.fix.startswith("see "), (diag, entry.fix)  # a pointer, not a fix
+    for op in ("exp", "softmax", "sum"):  # ops without a formula of micrograd.engine's too
+        assert not explain(f"wrong-local-derivative:{op}").fix.startswith("see "), op
+    # an op that raised in its forward pass: the fix is about the forward, not the derivative
+    assert explain("exception-in-op:exp").fix == explain("exception-in-op").fix
+    assert "out.grad" not in explain("exception-in-op:exp").fix
+
+
+def test_a_class_statement_that_raised_is_named_by_its_line(tmp_path):
+    body = "# the engine\nclass Value:\n    scale = undefined_name\n"
+    script = tmp_path / "engine.py"
+    script.write_text("import math\n" + body)
+    found = check_engine(script).by_id("find-class")
+    assert (found.diagnosis, found.line) == ("class-not-found", 3)
+    assert found.detail.endswith("; the class statement at line 3 raised"), found.detail
+    notebook = tmp_path / "engine.ipynb"  # cell 1 is markdown: the class is cell 3, line 2
+    notebook.write_text(_notebook(["import math\n", body]))
+    found = check_engine(notebook).by_id("find-class")
+    assert (found.diagnosis, found.line) == ("class-not-found", "cell 3, line 2")
+    assert found.detail.endswith("; the class statement at cell 3, line 2 raised"), found.detail
+
+
 def test_warnings_are_only_the_advisory_diagnoses_and_failures_never_are(reports):
     """The exit code ignores WARN, so a WARN must never hide a bug (README: exit code)."""
     # a failing top-level statement is a note too, since issue 12.3 (load like a notebook)
