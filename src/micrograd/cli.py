@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 import warnings
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from micrograd.viz.dot import DOT_TIMEOUT  # imports no optional package
 
@@ -133,7 +133,8 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     demo = commands.add_parser("demo", help="train a small network and report loss/accuracy")
     demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist"])
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
-    demo.add_argument("--steps", type=int, default=None, help="training steps (default: the demo's)")
+    demo.add_argument("--steps", type=int, default=None,
+                      help="training steps (default: the demo's)")
     demo.add_argument("--seed", type=seed_number, default=None,
                       help=f"random seed, 0 to {MAX_SEED} (default: the demo's)")
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from conftest import require_module
@@ -77,8 +78,9 @@ def test_reference_gradients_agree_with_pytorch(pid):
 
 
 def test_probes_take_keyword_fields_only():
+    make: Any = Probe  # typed Any: the call a type checker would reject is the test
     with pytest.raises(TypeError):
-        Probe("add", "ops", "a + b")  # type: ignore[misc]
+        make("add", "ops", "a + b")
 
 
 def _failed(pid, diagnosis, status="fail"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import json
 import os
@@ -189,10 +190,9 @@ class Child:
         name = request["module_name"]
         if "." in name:  # inside a package: Python imports the package first, as here
             package = name.rpartition(".")[0]
-            try:
+            # any failure (even SystemExit): the statements below show it where it happens
+            with contextlib.suppress(BaseException):
                 self.limited(request["load_timeout"], lambda: __import__(package))
-            except BaseException:
-                pass  # the statements below show the error where it happens
             if isinstance(sys.modules.get(name), types.ModuleType):  # the package imported it
                 self.module = sys.modules[name]
                 self.cls, how = self.find_class(request.get("class_name"))
@@ -200,7 +200,7 @@ class Child:
         module = types.ModuleType(name)
         module.__file__ = request["path"]
         module.__package__ = name.rpartition(".")[0]
-        setattr(module, "__builtins__", builtins)  # the real ones, not this file's copies
+        module.__dict__["__builtins__"] = builtins  # the real ones, not this file's copies
         sys.modules[name] = module
         self.module = module
         with open(request["path"], "rb") as file:
@@ -365,7 +365,8 @@ class Child:
         self.limited(request["timeout"], all_runs)
         return {"runs": runs}
 
-    def one_run(self, body: list[Any], inputs: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    def one_run(self, body: list[Any], inputs: dict[str, Any],
+                request: dict[str, Any]) -> dict[str, Any]:
         cls = self.cls
         run: dict[str, Any] = {"stage": "forward", "error": None}
         try:
@@ -486,7 +487,7 @@ class Child:
             report["shared"] = shared_neurons(mlp) + repeated_parameter(params)
             if report["distinct"] < len(params) or len(params) != len(request["weights"]):
                 return report
-            for p, w in zip(params, request["weights"]):
+            for p, w in zip(params, request["weights"], strict=True):
                 setattr(p, self.data_attr, w)
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
@@ -496,7 +497,7 @@ class Child:
             for p in params:
                 setattr(p, self.grad_attr, 0.0)
             loss = self.make(0.0)
-            for x, y in zip(xs, ys):
+            for x, y in zip(xs, ys, strict=True):
                 loss = loss + (mlp([self.make(v) for v in x]) - y) ** 2
             self.run_backward(loss)
             report["loss"] = number(getattr(loss, self.data_attr))

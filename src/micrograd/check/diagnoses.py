@@ -51,7 +51,7 @@ def _engine_fix(op: str) -> str | None:
     if info is None:
         return None
     steps = []
-    for target, formula in zip(TARGETS, info.derivatives):
+    for target, formula in zip(TARGETS, info.derivatives, strict=False):  # unary: one
         for placeholder, name in ROLES.items():
             formula = formula.replace(placeholder, name)
         steps.append(f"{target} += {formula}")
@@ -84,7 +84,8 @@ _add("grad-overwritten", "gradient overwritten with = instead of accumulated wit
      (a + a, a*b + a, a neuron's input feeding several neurons) gets a wrong gradient.""",
      "a = Value(3.0); b = a + a; b.backward()  ->  a.grad should be 2, not 1",
      "self.grad += out.grad      # += in every _backward, never =",
-     "textbook pitfall 1; lecture 1:22 (fixing a backprop bug when one node is used multiple times)")
+     "textbook pitfall 1; lecture 1:22 (fixing a backprop bug when one node is used multiple "
+     "times)")
 _add("exp-grad-assigned", "exp's _backward assigns the gradient (= instead of +=)",
      """This is the slip visible in the lecture video: exp's _backward writes
      self.grad = out.data * out.grad. When the input of exp is also used elsewhere, the other
@@ -102,7 +103,9 @@ _add("wrong-local-derivative", "wrong local derivative",
      """The backward step of this op does not compute its derivative correctly (checked
      against central differences (f(x+h) - f(x-h)) / 2h of the op on plain numbers). The
      forward value is right, so the mistake is in the op's _backward.""",
-     "see the probe's expression", "see the fix line for this op")
+     "see the probe's expression",
+     "in the op's _backward: self.grad += <d out / d self> * out.grad, with the derivative\n"
+     "worked out on paper and written with .data values")
 _add("wrong-forward", "wrong forward value",
      """The op computes the wrong number, compared with Python's math on plain floats.
      Gradients computed on top of a wrong forward value cannot be right either.""",
@@ -114,16 +117,18 @@ _add("wrong-topo-order", "backward visits nodes in the wrong order",
      reached by a short path and a long path sends its gradient on too early and the rest
      never arrives. Single ops are right, so the walker is the problem.""",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d)",
-     "build topo by DFS (visit children, then topo.append(v)); then: for v in reversed(topo): v._backward()",
+     "build topo by DFS (visit children, then topo.append(v)); "
+     "then: for v in reversed(topo): v._backward()",
      "textbook pitfall 3")
 _add("node-visited-twice", "backward runs a node's _backward more than once",
      """Your topological sort puts a node in the list once for every path that reaches it
      (no `visited` set), so a node used twice has its _backward run twice and everything
      below it gets its gradient twice. Remember which nodes you have seen.""",
      "t = a*b; y = t + (t*c)*d; y.backward()  ->  a.grad = b*(1 + c*d), not twice that",
-     "the line shown lets a node into the order again. If it is `topo.append(v)` outside\n"
-     "`if v not in visited:`, indent it into that if (after the loop over the children);\n"
-     "if it is `visited.add(node)` after a pop, skip nodes already seen first:\n"
+     "find where backward()'s topological sort lets a node into the order a second time.\n"
+     "If it is `topo.append(v)` outside `if v not in visited:`, indent it into that if\n"
+     "(after the loop over the children); if it is `visited.add(node)` after a pop, skip\n"
+     "nodes already seen first:\n"
      "    if node in visited: continue\n"
      "and with no visited set at all: if v not in visited: visited.add(v); ...",
      "textbook pitfall 3")
@@ -148,7 +153,8 @@ _add("rmul-returns-float", "`2.0 * a` silently gives a float, not a Value",
      """Your __rmul__ returns a plain number instead of a new node, so 2.0 * a looks fine but
      is disconnected from the graph: backward() never reaches a, and its gradient stays 0.
      Nothing raises, which makes this one hard to find.""",
-     "y = 2.5 * a  ->  type(y) is float", "__rmul__ = __mul__      # return a Value built by __mul__",
+     "y = 2.5 * a  ->  type(y) is float",
+     "__rmul__ = __mul__      # return a Value built by __mul__",
      "textbook pitfall 8")
 _add("radd-returns-float", "`2 + a` silently gives a float, not a Value",
      """Your __radd__ returns a plain number instead of a new node, so the result is cut off
@@ -199,7 +205,7 @@ _add("recursion-limit", "recursive topological sort hits Python's recursion limi
      ops): right for the lecture's small graphs, broken for deep ones. An explicit stack
      removes the limit.""",
      "x = a; 2000 times: x = x + b; x.backward()  ->  RecursionError",
-     "replace the recursive call shown with an explicit stack:\n"
+     "replace build_topo's call of itself (for each child) with an explicit stack:\n"
      "stack = [(self, False)]\n"
      "while stack:\n"
      "    v, expanded = stack.pop()\n"
@@ -260,7 +266,8 @@ _add("no-zero-grad", "gradients are never zeroed in the training loop",
      the lecture's network trained anyway, the stale sum acting like a huge step — but it is
      not gradient descent any more. Reset before backward.""",
      "for k in range(20): ...; loss.backward(); p.data += -0.05 * p.grad   # no reset",
-     "for p in model.parameters(): p.grad = 0.0     # (or model.zero_grad()) before loss.backward()",
+     "for p in model.parameters(): p.grad = 0.0     "
+     "# (or model.zero_grad()) before loss.backward()",
      "textbook pitfall 2; lecture 2:01 (the zero_grad bug)")
 _add("zero-grad-broken", "zero_grad() leaves gradients that are not 0",
      """Your zero_grad() does not reset every parameter's gradient: after it, some .grad values
@@ -285,7 +292,8 @@ _add("stale-intermediate-grads", "calling backward() twice on one graph reuses o
      refuses or gives exactly double. It bites when you call backward() twice without
      rebuilding the graph.""",
      "t = a + b; y = t + a; y.backward(); y.backward()  ->  a.grad = 5, not 4",
-     "before the line shown (where the root's grad is seeded), reset the inner nodes:\n"
+     "in backward(), before the root's grad is seeded (self.grad = 1), reset the inner "
+     "nodes:\n"
      "for v in topo:\n"
      "    if v._prev: v.grad = 0.0      # leaves keep accumulating, as in PyTorch",
      "a LIMIT, not a bug: the lecture's engine and micrograd 0.1.0 do it too")
@@ -304,23 +312,38 @@ _add("missing-data-or-grad", "no .data or .grad attribute",
      """The checker needs the lecture's field names: .data for the number, .grad for its
      gradient.""", "Value(2.0).data, Value(2.0).grad", "self.data = data; self.grad = 0.0")
 _add("backward-raised", "backward() raised an exception",
-     """backward() stopped with an error; the traceback line in your file is shown.""",
-     "see the probe's expression", "see the line shown")
+     """backward() stopped with an error (Python's own message is the detail). When the
+     traceback passes through your file, its last line there is shown too.""",
+     "see the probe's expression",
+     "look for the error in the _backward of each op in the expression, then in backward()\n"
+     "itself: usually a name the closure lacks, a Value used where a number belongs\n"
+     "(other.data, not other), or a _backward that is not a function")
 _add("exception-in-op", "the op raised an exception",
-     """Building the expression raised an error inside your code; the line is shown.""",
-     "see the probe's expression", "see the line shown")
+     """Building the expression (the forward pass, before backward()) raised an error inside
+     your code (Python's own message is the detail). When the traceback passes through your
+     file, its last line there is shown too.""",
+     "see the probe's expression",
+     "look for the error in the op the expression uses (__add__, exp, ...): usually a Value\n"
+     "passed where a number belongs (math.exp(self.data), not math.exp(self)), a plain\n"
+     "number not wrapped in a Value, or an attribute __init__ does not set")
 _add("probe-timeout", "the probe did not finish in time (endless loop?)",
      """Running this expression did not finish within the per-probe time limit. Often a while
      loop whose condition never changes, or a graph walk without a visited set.""",
-     "see the probe's expression", "see the line shown; a visited set stops the topological sort revisiting nodes")
+     "see the probe's expression",
+     "look for a loop that never ends in backward() or in the op: a graph walk without a\n"
+     "visited set revisits nodes, a while loop whose condition never changes never stops")
 _add("memory-limit", "the probe ran out of memory",
      """The expression tried to allocate more memory than the checker allows.""",
-     "see the probe's expression", "see the line shown")
+     "see the probe's expression",
+     "look for what grows without bound in the op or in backward(): a list appended to in a\n"
+     "loop that never ends, a graph walk without a visited set, a huge [0] * n")
 _add("nn-wrong-gradient", "one training step of your MLP gets wrong gradients",
      """With the same weights as a reference MLP on the lecture's four examples, the parameter
      gradients of the squared-error loss differ from central differences. Look at the engine
      diagnoses above first; if they all pass, check how Neuron combines w, x and b.""",
-     "loss = sum((mlp(x) - y)**2 ...); loss.backward()", "see the engine diagnoses")
+     "loss = sum((mlp(x) - y)**2 ...); loss.backward()",
+     "fix the engine's diagnoses above first; if there are none, check that a Neuron\n"
+     "computes act(sum(wi * xi) + b) from Values and that parameters() lists w then b")
 _add("wrong-parameter-count", "MLP(3, [4, 4, 1]) does not have 41 parameters",
      """3*4+4 + 4*4+4 + 4+1 = 41: every neuron has one weight per input plus one bias.""",
      "len(MLP(3, [4, 4, 1]).parameters())  ->  41",
@@ -337,12 +360,20 @@ _add("nn-not-probed", "your MLP could not be compared",
      """The checker could not build MLP(3, [4, 4, 1]) or match its output to a standard MLP;
      the nn probes were skipped. Not an error in itself.""",
      "MLP(3, [4, 4, 1])", "(nothing required)", "advisory")
-_add("nn-exception", "your nn raised an exception", """Running your MLP raised an error.""",
-     "MLP(3, [4, 4, 1])(x)", "see the line shown")
+_add("nn-exception", "your nn raised an exception",
+     """Running your MLP (building it, calling it, parameters(), backward() of the loss)
+     raised an error; Python's own message is the detail, and your file's line when the
+     traceback passes through it.""",
+     "MLP(3, [4, 4, 1])(x)",
+     "look for the error in Neuron, Layer and MLP (__init__, __call__, parameters()):\n"
+     "usually a layer built with the wrong number of inputs, or parameters() returning a\n"
+     "list of lists instead of one flat list of Values")
 # findings about the file itself
 _add("syntax-error", "the file has a syntax error",
-     """Python could not parse the file, so nothing in it could run.""", "see the line shown",
-     "fix the line shown")
+     """Python could not parse the file, so nothing in it could run.""",
+     "def __add__(self, other)      # no ':'  ->  SyntaxError",
+     "fix the line Python's message names (often the line before it: an unclosed bracket,\n"
+     "a missing ':' or mixed tabs and spaces)")
 _add("import-error", "an import in the file failed",
      """A module imported by your file is not installed or not found, so that statement
      raised ImportError (shown as Python gives it). The checker ran the rest of the file, as
@@ -356,7 +387,7 @@ _add("load-exception", "a top-level statement raised an exception",
      demo code (a plot, a cross-check); if the statement defines something the engine needs,
      later probes fail too.""",
      "plt.plot(losses)  ->  NameError: name 'plt' is not defined",
-     "fix the statement at the line shown, or move demo code under  "
+     "fix the top-level statement whose line the probe names, or move demo code under  "
      "if __name__ == '__main__':", "advisory")
 _add("statement-slow", "a top-level statement ran too long and was stopped",
      """A top-level statement ran longer than its share of the load time (usually a training
@@ -371,7 +402,8 @@ _add("annotation-name-error", "an annotation names the class before it exists",
      annotation such as `def __add__(self, other: Value) -> Value:` is evaluated when the def
      runs, so it raises NameError and the class is never made. Quote the name, or let Python
      read annotations lazily.""",
-     "class Value:\n    def __add__(self, other: Value): ...  ->  NameError: name 'Value' is not defined",
+     "class Value:\n    def __add__(self, other: Value): ...  "
+     "->  NameError: name 'Value' is not defined",
      "from __future__ import annotations      # first line of the file; or write 'Value' in quotes",
      "advisory")
 _add("files-not-copied", "some files next to yours were not copied",
@@ -394,7 +426,8 @@ _add("notebook-cell-raised", "a notebook cell raised an exception",
      last cells left it. Often on purpose (the lecture runs 2 * a to show the TypeError before
      it adds __rmul__); if not, later cells may miss what this one should have defined.""",
      "cell 3: 2 * a  ->  TypeError (no __rmul__ yet); cell 4: Value.__rmul__ = Value.__mul__",
-     "nothing, if the error is there on purpose; otherwise fix the line shown", "advisory")
+     "nothing, if the error is there on purpose; otherwise fix that cell (the error is "
+     "Python's own)", "advisory")
 _add("notebook-cell-slow", "a notebook cell ran too long and was stopped",
      """A cell ran longer than its share of the load time, so the checker stopped it and went
      on with the next cell, as you would interrupt the kernel. Usually a training loop: the
@@ -405,17 +438,21 @@ _add("notebook-cell-slow", "a notebook cell ran too long and was stopped",
      "advisory")
 _add("load-timeout", "running the file did not finish in time",
      """Importing your file runs its top-level code; it did not finish within the time limit
-     (an endless loop, or a long training run at top level).""", "see the line shown",
+     (an endless loop, or a long training run at top level).""",
+     "while True: ...   # at top level  ->  no report in time",
      "move demo/training code under  if __name__ == '__main__':  (in a notebook: shorten "
      "the cell that loops)")
 _add("load-recursion", "infinite recursion while running the file",
      """A top-level statement of your file ran into infinite recursion (a function or
      property that calls itself without a base case). The checker ran the rest of the file
-     anyway.""", "see the line shown", "give the recursion a base case", "advisory")
+     anyway.""", "def f(n): return f(n - 1)\nf(3)  ->  RecursionError",
+     "give the recursive function a base case that returns without calling itself",
+     "advisory")
 _add("load-memory", "running the file ran out of memory",
      """A top-level statement of your file tried to allocate more memory than the checker
      allows (its address-space limit). The checker ran the rest of the file anyway.""",
-     "see the line shown", "allocate less at top level", "advisory")
+     "x = [0.0] * 10**10   # at top level  ->  MemoryError",
+     "allocate less at top level (or move it under  if __name__ == '__main__':)", "advisory")
 _add("no-backward", "the class has no backward entry",
      """The checker found your class (it keeps a number and a gradient) but no way to run
      backpropagation: no method backward() (nor backprop(), back_prop(), grad(), ...) and no
@@ -430,7 +467,7 @@ _add("div-no-backward", "`/` makes its node without a _backward",
      that have one, as the lecture does.""",
      "y = a / b; y.backward()  ->  a.grad = 0, b.grad = 0",
      "def __truediv__(self, other): return self * other**-1\n"
-     "or, after the line shown:\n"
+     "or, after the line that makes its node (out = ...):\n"
      "def _backward():\n"
      "    self.grad += (1 / other.data) * out.grad\n"
      "    other.grad += (-self.data / other.data**2) * out.grad\n"
@@ -477,7 +514,8 @@ _add("missing-unbroadcast", "a broadcast input's gradient is not summed back to 
      "    for i, n in enumerate(shape):\n"
      "        if n == 1 and g.shape[i] != 1: g = g.sum(axis=i, keepdims=True)\n"
      "    return g\n"
-     "and at the line shown: unbroadcast(grad, a.shape), unbroadcast(grad, b.shape)",
+     "and in each broadcasting op's backward: unbroadcast(grad, a.shape), "
+     "unbroadcast(grad, b.shape)",
      "textbook P1: broadcasting")
 _add("matmul-grad-not-transposed", "matmul's backward does not use the transposes",
      """For out = a @ b, the gradients are a.grad += out.grad @ b.T and b.grad += a.T @
@@ -527,11 +565,11 @@ _add("cross-entropy-unstable", "cross-entropy takes log of a probability that un
      "lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))\n"
      "loss = (lse - z[np.arange(N), targets]).mean()", "textbook P1: numerical stability")
 _add("tensor-grad-overwritten", "`=` instead of `+=` in a Tensor op's backward",
-     """A tensor used twice (x * z + x) must receive the sum of both paths' gradients. The
-     line shown assigns its gradient instead of adding to it, so the path that ran first is
-     lost.""",
+     """A tensor used twice (x * z + x) must receive the sum of both paths' gradients. An
+     op's backward assigns its input's gradient (x.grad = ...) instead of adding to it, so
+     the path that ran first is lost.""",
      "(x * z + x).sum().backward()  ->  x.grad = z, not z + 1",
-     "self.grad += ...   # at the line shown: add, never assign", "textbook pitfall 1")
+     "self.grad += ...   # in every op's backward: add, never assign", "textbook pitfall 1")
 _add("class-not-found", "no Value class found",
      """The checker looks for a class defined in the file that takes a number and keeps it
      with a gradient (Value(2.0).data == 2.0 and .grad == 0, under any attribute names).
@@ -541,11 +579,15 @@ _add("class-not-found", "no Value class found",
 _add("child-crashed", "the checker's sandbox process died",
      """The process running your code stopped abruptly (a crash in C code, or the operating
      system killed it, e.g. for memory). The probe it was running is shown.""",
-     "see the probe", "see the probe")
+     "see the probe",
+     "run that probe's expression in your own Python: look for C code (ctypes, a numpy\n"
+     "call on a huge array) or deep recursion in the ops it uses")
 _add("total-timeout", "the whole check ran out of time",
      """The check's total time limit was reached; the probes that completed are reported and
      the rest were not run. Raise --timeout if your engine is just slow.""",
-     "micrograd check FILE --timeout 60", "see the probe that was running")
+     "micrograd check FILE --timeout 60",
+     "raise --timeout, or time the probe that was running in your own Python: a slow op\n"
+     "(a Python loop over a big list) or an endless loop")
 _add("not-run", "not run", """The check stopped before this probe.""", "", "")
 
 
@@ -567,6 +609,9 @@ def explain(diag_id: str) -> Diagnosis:
     fix = local_derivative_fix(op, entry.fix)
     example = OP_SYMBOL.get(op, entry.example)
     if base == "grad-assigned":
-        example = f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  ->  a.grad should be {op}'(a) + 1"
+        example = (f"y = {OP_SYMBOL.get(op, op)} + a; y.backward()  "
+                   f"->  a.grad should be {op}'(a) + 1")
+    # a wrong or raising forward pass is not fixed by the op's derivative formula
+    own_fix = base in ("wrong-forward", "exception-in-op")
     return Diagnosis(diag_id, f"{entry.title}: {op}", entry.explanation, example,
-                     fix if base != "wrong-forward" else entry.fix, entry.pitfall)
+                     entry.fix if own_fix else fix, entry.pitfall)

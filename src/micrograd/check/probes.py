@@ -78,10 +78,15 @@ class Probe:
 # The float reference
 # ------------------------------------------------------------------------------------------
 
+def _sigmoid(x: float) -> float:
+    """The float reference: exp of a non-positive number only, so it never overflows."""
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
 FLOAT_METHODS = {
     "exp": math.exp, "log": math.log, "tanh": math.tanh,
     "relu": lambda x: x if x > 0 else 0.0,
-    "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x)),
+    "sigmoid": _sigmoid,
     "backward": lambda x: x,
 }
 

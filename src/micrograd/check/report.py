@@ -213,7 +213,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     for p in report.probes:
         mark = _paint(f"{MARKS[p.status]:8}", p.status, colour)
         if p.status in ("fail", "error", "limit", "warn") and p.diagnosis:
-            note = p.diagnosis + (f"  (follows from {p.consequence_of})" if p.consequence_of else "")
+            follows = f"  (follows from {p.consequence_of})" if p.consequence_of else ""
+            note = p.diagnosis + follows
         elif p.status == "missing":
             note = f"{p.diagnosis or ''}  {p.detail}".strip()
         else:

@@ -7,6 +7,7 @@ sends one request per probe; every verdict is made here from the child's observa
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import signal
@@ -222,15 +223,12 @@ class Session:
         self.results.append(load)
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
         if not info.get("found"):
-            lines = self.learner.text.splitlines()
-            raised = [f.get("unit") for f in failures if isinstance(f.get("unit"), int)
-                      and 1 <= f["unit"] <= len(lines)
-                      and lines[f["unit"] - 1].lstrip().startswith("class ")]
-            self.results.append(ProbeResult(
+            raised = [line for line in map(self._class_line, failures) if line is not None]
+            self.results.append(ProbeResult(  # a notebook's 'line N' becomes 'cell 3, line 2'
                 "find-class", "load", "fail", "find the Value class", "class-not-found",
-                detail=self.class_how + ("; the class statement at the line shown raised"
+                detail=self.class_how + (f"; the class statement at line {raised[0]} raised"
                                          if raised else ""),
-                line=raised[0] if raised and self.learner.cells is None else None))
+                line=raised[0] if raised else None))
             return None
         methods = {str(k): v for k, v in dict(info.get("methods", {})).items()}
         api = dict(info.get("api") or {})
@@ -272,6 +270,21 @@ class Session:
             detail = message
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
                            line=_line(error.get("line")), where=_texts(error.get("where")))
+
+    def _class_line(self, failure: dict[str, Any]) -> int | None:
+        """The line of the class statement in a unit that raised (a .py statement starting
+        with `class`, or the first class statement of a notebook cell), else None."""
+        unit, lines = failure.get("unit"), self.learner.text.splitlines()
+        if not isinstance(unit, int) or isinstance(unit, bool):
+            return None
+        if self.learner.cells is None:
+            span: Sequence[int] = [unit]
+        else:
+            span = next((range(first, last + 1) for number, first, last in self.learner.cells
+                         if number == unit), [])
+        return next((n for n in span
+                     if 1 <= n <= len(lines) and lines[n - 1].lstrip().startswith("class ")),
+                    None)
 
     def _annotation_line(self, line: Any, message: str) -> bool:
         """`other: Value` (or `-> Value`) on the line that raised NameError for Value."""
@@ -397,10 +410,9 @@ class Session:
         """The child can't go on (it died, hung, or the time is up): say which and why."""
         process = self.box.process
         if process is not None and self.remaining() > 0:
-            try:  # the channel closes a moment before the exit status is there
+            # the channel closes a moment before the exit status is there
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=min(0.5, self.remaining()))
-            except subprocess.TimeoutExpired:
-                pass
         if self.remaining() <= 0:
             diagnosis, detail = "total-timeout", "the whole check's time limit was reached"
         elif process is not None and process.poll() is not None:
@@ -408,7 +420,8 @@ class Session:
             diagnosis = "child-crashed"
             detail = f"the sandbox process exited with code {code}" + _signal_note(code)
         elif pid == "load":
-            diagnosis, detail = "load-timeout", f"the file's top level gave no report in time ({why})"
+            diagnosis = "load-timeout"
+            detail = f"the file's top level gave no report in time ({why})"
         else:
             diagnosis, detail = "probe-timeout", f"no report in time ({why})"
         self.results.append(ProbeResult(pid, group, "error",

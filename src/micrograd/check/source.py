@@ -217,7 +217,8 @@ def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None,
         return target
     folder = learner.path.resolve().parent
     for file in sorted(folder.iterdir()):
-        if file.is_file() and file.suffix in (".py", ".ipynb") and file.resolve() != learner.path.resolve():
+        if file.is_file() and file.suffix in (".py", ".ipynb") \
+                and file.resolve() != learner.path.resolve():
             copy(file, work / file.name)
     for name in imported_names(tree):
         package = folder / name

@@ -160,10 +160,13 @@ def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
     for node in _walk(tree):
         pairs: list[tuple[str, ast.AST, int]] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            args = node.args.args + node.args.kwonlyargs
-            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) \
+            # `defaults` belong to the last positional parameters, positional-only ones too
+            positional = node.args.posonlyargs + node.args.args
+            args = positional + node.args.kwonlyargs
+            defaults = [None] * (len(positional) - len(node.args.defaults)) \
                 + list(node.args.defaults) + list(node.args.kw_defaults)
-            pairs += [(a.arg, d, node.lineno) for a, d in zip(args, defaults) if d is not None]
+            pairs += [(a.arg, d, node.lineno) for a, d in zip(args, defaults, strict=True)
+                      if d is not None]
         elif isinstance(node, ast.Assign):
             pairs += [(t.id, node.value, node.lineno) for t in node.targets
                       if isinstance(t, ast.Name)]

@@ -13,11 +13,13 @@ library only); the learner's engine needs it anyway.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from micrograd.check.report import ProbeResult
+from micrograd.check.verdicts import Engine
 
 Steps = list[tuple[str, str, list[str], dict[str, Any]]]
 ArrayFn = Callable[..., Any]
@@ -297,10 +299,9 @@ def central_differences(fn: ArrayFn, inputs: dict[str, Any], name: str) -> Any:
     return grad
 
 
-def tensor_line(engine: Any, diagnosis: str, op: str) -> int | None:
+def tensor_line(engine: Engine, diagnosis: str, op: str) -> int | None:
     """The learner's line behind a Tensor diagnosis: the op's gradient write (or, for the
     stability faults, its exp/log), else the backward of an autograd.Function-style class."""
-    import re
     attr = {"add": "__add__", "mul": "__mul__", "matmul": "__matmul__"}.get(op, op)
     grad = re.escape(engine.grad_attr)
     if diagnosis == "softmax-unstable":

@@ -101,7 +101,8 @@ def failed(record: ProbeResult, diagnosis: str, detail: str, line: Any = None,
 # Exceptions
 # ------------------------------------------------------------------------------------------
 
-def classify_exception(error: Observation, probe: Probe, engine: Engine, stage: str) -> tuple[str, str]:
+def classify_exception(error: Observation, probe: Probe, engine: Engine,
+                       stage: str) -> tuple[str, str]:
     """(diagnosis id, status) for an exception the learner's code raised in a probe."""
     types, text = error.get("types", []), str(error.get("message", ""))
     if error.get("type") == "ProbeTimeout":
@@ -249,7 +250,8 @@ def judge_grad(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeRe
     """Forward value and gradients of every run against the float reference."""
     walks: list[Observation] = [run["walk"] for run in runs if isinstance(run.get("walk"), dict)]
     record = result(probe)
-    for point, run in zip(probe.run_points(), runs):
+    # the child stops at a run that raised: fewer runs than points is normal
+    for point, run in zip(probe.run_points(), runs, strict=False):
         want = evaluate(probe.program, point)
         want_grads = central_differences(probe.program, point)
         record.expected = {"data": tidy(want), "grads": {n: tidy(g) for n, g in want_grads.items()}}
@@ -275,7 +277,8 @@ def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engin
         diagnosis = {"rmul": "rmul-returns-float", "radd": "radd-returns-float"}.get(
             probe.op, f"op-returns-non-value:{probe.op or probe.id}")
         return failed(record, diagnosis, f"the result is a {run.get('result_type')}, not a "
-                      f"{engine.name}: the graph is cut here and backward() never reaches the inputs")
+                      f"{engine.name}: the graph is cut here and backward() never reaches "
+                      "the inputs")
     data = run.get("data")
     record.got = {"data": shown(data)}
     if number(data) is None or not close(number(data), want):
@@ -298,7 +301,8 @@ def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engin
         diagnosis = "exponent-as-value" if probe.op == "pow" else "grad-not-a-number"
         return failed(record, diagnosis, f"a .grad holds a {', '.join(kinds)} instead of a number")
     if all(v == 0 for v in values):
-        return failed(record, "no-seed-gradient", "after backward() every grad is 0, the output's too")
+        return failed(record, "no-seed-gradient",
+                      "after backward() every grad is 0, the output's too")
     if probe.op in ("truediv", "rtruediv") and probe.group != "reuse" and close(number(seed), 1.0) \
             and all(number(g) == 0 for g in grads.values()):
         return failed(record, "div-no-backward", "the output's grad is 1 but no input got any: "
@@ -385,7 +389,7 @@ def judge_range(probe: Probe, runs: list[Observation], engine: Engine) -> ProbeR
     record = result(probe)
     got: Observation = {}
     expected: Observation = {}
-    for point, run in zip(probe.run_points(), runs):
+    for point, run in zip(probe.run_points(), runs, strict=False):  # stops at a raise
         x = point["a"]
         key, want = f"{probe.op}({x:g})", evaluate(probe.program, point)
         if math.isnan(want):
