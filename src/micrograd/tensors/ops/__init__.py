@@ -5,5 +5,7 @@ array computation and one vector-Jacobian product per input.
 """
 
 from micrograd.tensors.ops import elementwise, index, linalg, reduce, shape
+from micrograd.tensors.ops import layout, pointwise, selection, statistics  # after the above
 
-__all__ = ["elementwise", "reduce", "shape", "index", "linalg"]
+__all__ = ["elementwise", "reduce", "shape", "index", "linalg", "pointwise", "statistics",
+           "layout", "selection"]
