@@ -8,7 +8,8 @@ generator (`manual_seed`) or the `generator=` given.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -9,7 +9,8 @@ the method of the same name, so the function and the method cannot drift apart.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ METHOD_FUNCTIONS = (
     "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "movedim",
     "swapaxes", "broadcast_to", "tile", "flip", "roll", "tril", "triu", "diag", "split",
     "chunk", "unbind", "gather", "scatter_add", "index_select", "take_along_dim", "nonzero",
-    "multinomial", "clone", "detach",
+    "multinomial", "clone", "detach", "t",
 )
 
 

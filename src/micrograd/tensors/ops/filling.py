@@ -7,7 +7,8 @@ initialisation code (`w.normal_(0, 0.02)`); they write into the tensor's own arr
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -7,7 +7,8 @@ Each is a rearrangement of elements, so its gradient is the same rearrangement u
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -214,3 +215,12 @@ def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[
 
 
 method("swapaxes", "swapdims")(lambda x, a, b: x.transpose(a, b))
+
+
+@method("t")
+def t(x: Tensor) -> Tensor:
+    """The transpose of a matrix (a 0-d or 1-d tensor is returned as is), as torch's t()."""
+    if x.data.ndim > 2:
+        raise ValueError(f"t() expects a tensor of at most 2 dimensions, got shape {x.shape}; "
+                         "use transpose(dim0, dim1)")
+    return x if x.data.ndim < 2 else x.transpose(0, 1)

@@ -9,7 +9,8 @@ as torch does; numpy would return float64.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ method("clip")(elementwise.clamp)  # torch's alias
 
 def _fast_power(data: np.ndarray, exponent: float) -> np.ndarray | None:
     """data ** exponent as torch's CPU kernel computes it for the exponents it special-cases
-    (x*x, x*x*x, 1/x, sqrt, ...), or None for others. np.power is ~40x slower than x*x*x
+    (x*x, x*x*x, 1/x, 1/(x*x), 1/sqrt(x)), or None for others. np.power is ~40x slower than x*x*x
     for x**3 on 2,000 floats and rounds differently from torch in the last bit."""
     if exponent == 2:
         return data * data
@@ -136,8 +137,6 @@ def _fast_power(data: np.ndarray, exponent: float) -> np.ndarray | None:
     if exponent == 0:
         return np.ones_like(data)
     with np.errstate(all="ignore"):
-        if exponent == 0.5:
-            return np.sqrt(data)
         if exponent == -1:
             return 1 / data
         if exponent == -2:
@@ -162,7 +161,7 @@ _generic_pow = Tensor.__pow__
 
 
 def power(x: Tensor, exponent: Any) -> Tensor:
-    """x ** exponent. A float tensor to a number torch special-cases (2, 3, -1, 0.5, ...)
+    """x ** exponent. A float tensor to a number torch special-cases (2, 3, -1, -2, -0.5)
     is computed by multiplication, with torch's values; anything else is np.power."""
     if (type(exponent) is int or type(exponent) is float) and x.data.dtype.kind == "f":
         out = _fast_power(x.data, exponent)
