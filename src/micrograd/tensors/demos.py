@@ -17,7 +17,7 @@ import os
 import random
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

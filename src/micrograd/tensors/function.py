@@ -24,7 +24,8 @@ A VJP of None means "the gradient passes through unchanged" (d out / d input = 1
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Optional, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, TypeVar
 
 import numpy as np
 

@@ -237,10 +237,14 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
         raise TypeError(f"embedding: indices must be integers (int64), got {idx.dtype}")
     W = weight.data
     count = W.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= count):
+    try:
+        out = W[idx]
+        negative = idx.size and idx.min() < 0  # numpy would count from the end
+    except IndexError:
+        negative = True
+    if negative:
         raise IndexError(f"embedding: index out of range for a table of {count} rows "
                          f"(got indices from {idx.min()} to {idx.max()})")
-    out = W[idx]
 
     def vjp(g: np.ndarray) -> np.ndarray:
         full = selection.scatter_rows(g, idx, count)
