@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 

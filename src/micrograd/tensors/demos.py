@@ -17,7 +17,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator
+from typing import Iterator
 
 import numpy as np
 

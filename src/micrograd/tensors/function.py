@@ -24,8 +24,7 @@ A VJP of None means "the gradient passes through unchanged" (d out / d input = 1
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
-from typing import Any, Optional, TypeVar
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 

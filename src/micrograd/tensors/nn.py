@@ -8,13 +8,12 @@ engines compute the same numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import Any, Iterator, NoReturn
 
 import numpy as np
 
-from micrograd.tensors import engine as _engine
 from micrograd.tensors import functional as F
+from micrograd.tensors import engine as _engine
 from micrograd.tensors.engine import Tensor
 
 
@@ -72,7 +71,7 @@ class Module:
             p.grad = None if set_to_none else np.zeros_like(p.data)
 
     def to(self, *args: Any, dtype: Any = None, device: Any = None,
-           non_blocking: bool = False) -> Module:
+           non_blocking: bool = False) -> "Module":
         """Convert every parameter to a dtype in place, as torch's module.to(dtype),
         to(device) or to(device, dtype); "cpu" changes nothing, "cuda" etc. raise
         (non_blocking is accepted and changes nothing)."""
@@ -84,7 +83,7 @@ class Module:
             p.grad = None
         return self
 
-    def cpu(self) -> Module:
+    def cpu(self) -> "Module":
         """This module: its parameters live on the CPU already."""
         return self
 
@@ -92,17 +91,17 @@ class Module:
         """Always a RuntimeError: micrograd computes with numpy, on the CPU only."""
         _engine.check_device("cuda")
 
-    def float(self) -> Module:
+    def float(self) -> "Module":
         return self.to(np.float32)
 
-    def double(self) -> Module:
+    def double(self) -> "Module":
         return self.to(np.float64)
 
-    def train(self, mode: bool = True) -> Module:
+    def train(self, mode: bool = True) -> "Module":
         self.training = mode
         return self
 
-    def eval(self) -> Module:
+    def eval(self) -> "Module":
         return self.train(False)
 
     def __repr__(self) -> str:

@@ -17,8 +17,7 @@ an op may hand the same array to two inputs without copying it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NoReturn, Union
+from typing import Any, NoReturn, Sequence, Union
 
 import numpy as np
 
@@ -39,16 +38,8 @@ class Tensor:
     Its methods and operators (t + u, t.exp(), t.sum(), t[i], ...) are the ops of
     `micrograd.tensors.ops`, installed on the class when the package is imported."""
 
-    __slots__ = (
-        "__weakref__",
-        "_grad_fn",
-        "_label",
-        "_op",
-        "_prev",
-        "_requires_grad",
-        "data",
-        "grad",
-    )
+    __slots__ = ("data", "grad", "_requires_grad", "_prev", "_grad_fn", "_op", "_label",
+                 "__weakref__")
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(is_finite)  # the shared walker's anomaly check asks the node
 

@@ -8,8 +8,7 @@ from one table each rather than written out.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 

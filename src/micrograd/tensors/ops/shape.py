@@ -5,8 +5,7 @@ Also cat and stack, which join tensors: each input gets its slice of the gradien
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
