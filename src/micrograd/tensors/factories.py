@@ -266,7 +266,9 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None,
     if stds is not None and np.any(stds < 0):
         raise ValueError("normal expects all elements of std >= 0.0")
     shape = np.broadcast_shapes(*(a.shape for a in (means, stds) if a is not None))
-    kind = (means if means is not None else stds).dtype
+    reference = means if means is not None else stds
+    assert reference is not None  # one of mean and std is a tensor here
+    kind = reference.dtype
     out = np.empty(shape, dtype=kind)
     if stds is None:  # torch: normal_(0, std) then add the means
         streams.normal_(out, 0.0, float(std), generator)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,7 +44,7 @@ def _input(value: Any, name: str) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (builtins.float, builtins.int, np.ndarray, list, tuple, np.generic)):
-        return Tensor(value)
+        return Tensor(cast(Any, value))  # Python data keeps the default-dtype rule
     raise TypeError(f"torch.{name}: expected a tensor as input, got {type(value).__name__}")
 
 

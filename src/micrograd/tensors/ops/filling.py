@@ -14,6 +14,7 @@ import numpy as np
 
 from micrograd.tensors import random as streams
 from micrograd.tensors.function import Tensor, check_in_place, leaf, method, unary
+from micrograd.tensors.ops import elementwise
 from micrograd.tensors.ops.shape import shape_arg
 
 
@@ -169,7 +170,7 @@ def new_tensor(x: Tensor, data: Any, dtype: Any = None, device: Any = None,
 @method("type_as")
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     """This tensor in other's dtype (itself if it has it already)."""
-    return x.to(other.data.dtype)
+    return elementwise.to(x, other.data.dtype)
 
 
 @method("int")

@@ -14,7 +14,7 @@ import numpy as np
 
 from micrograd.tensors.function import Tensor, method, unary
 from micrograd.tensors.ops import index
-from micrograd.tensors.ops.shape import reshape, shape_arg
+from micrograd.tensors.ops.shape import reshape, shape_arg, transpose
 
 
 @method("expand")
@@ -82,9 +82,9 @@ def repeat(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     out = np.tile(base, reps)
 
     def vjp(g: np.ndarray) -> np.ndarray:
-        split = []
-        for r, n in zip(reps, base.shape, strict=True):
-            split += [r, n]
+        split: list[int] = []
+        for r, size in zip(reps, base.shape, strict=True):
+            split += [int(r), int(size)]
         summed = g.reshape(split).sum(axis=tuple(range(0, 2 * len(reps), 2)))
         return summed.reshape(data.shape)
 
@@ -159,7 +159,7 @@ def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     if data.ndim == 2:
         def vjp(g: np.ndarray) -> np.ndarray:
             full = np.zeros(data.shape, dtype=g.dtype)
-            rows, cols = np.nonzero(np.eye(*data.shape, k=diagonal, dtype=bool))
+            rows, cols = np.nonzero(np.eye(data.shape[0], data.shape[1], k=diagonal, dtype=bool))
             full[rows, cols] = g
             return full
 
@@ -214,7 +214,7 @@ def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[
                  lambda g: np.moveaxis(g, destination, source))
 
 
-method("swapaxes", "swapdims")(lambda x, a, b: x.transpose(a, b))
+method("swapaxes", "swapdims")(lambda x, a, b: transpose(x, a, b))
 
 
 @method("t")
@@ -223,4 +223,4 @@ def t(x: Tensor) -> Tensor:
     if x.data.ndim > 2:
         raise ValueError(f"t() expects a tensor of at most 2 dimensions, got shape {x.shape}; "
                          "use transpose(dim0, dim1)")
-    return x if x.data.ndim < 2 else x.transpose(0, 1)
+    return x if x.data.ndim < 2 else transpose(x, 0, 1)

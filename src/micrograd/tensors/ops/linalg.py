@@ -16,6 +16,7 @@ from micrograd.tensors.function import (
     operand,
     unbroadcast,
 )
+from micrograd.tensors.ops.shape import reshape
 from micrograd.tensors.tensor import ArrayLike
 
 
@@ -126,7 +127,7 @@ def outer(a: ArrayLike, b: ArrayLike) -> Tensor:
     a, b = _as_tensor(a), _as_tensor(b)
     _check_ndim("outer", a, 1, "1-d")
     _check_ndim("outer", b, 1, "1-d")
-    return matmul(a.reshape(-1, 1), b.reshape(1, -1))
+    return matmul(reshape(a, -1, 1), reshape(b, 1, -1))
 
 
 def _einsum_parts(equation: str, count: int) -> tuple[list[str], str]:

@@ -157,7 +157,7 @@ def _power_gradient(g: np.ndarray, data: np.ndarray, exponent: float) -> np.ndar
     return g * (exponent * lower)
 
 
-_generic_pow = Tensor.__pow__
+_generic_pow = elementwise.pow  # the binary op of elementwise.ARITHMETIC
 
 
 def power(x: Tensor, exponent: Any) -> Tensor:
@@ -173,8 +173,7 @@ def power(x: Tensor, exponent: Any) -> Tensor:
     return _generic_pow(x, exponent)
 
 
-Tensor.__pow__ = power  # type: ignore[method-assign]
-method("pow")(power)
+method("__pow__", "pow")(power)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

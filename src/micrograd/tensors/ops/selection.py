@@ -52,7 +52,7 @@ def _index_array(index: Any, op: str) -> np.ndarray:
 
 def _positions(idx: np.ndarray, dim: int) -> tuple:
     """The full index tuple that picks idx[...] along `dim` and the same place elsewhere."""
-    grids = list(np.indices(idx.shape, sparse=True))
+    grids: list[np.ndarray] = list(np.indices(idx.shape, sparse=True))
     grids[dim] = idx
     return tuple(grids)
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensors.function import Tensor, leaf, method, unary
-from micrograd.tensors.ops import reduce
+from micrograd.tensors.ops import elementwise, pointwise, reduce
 from micrograd.tensors.ops.reduce import axes_of, keep_reduced_axes, spread
 
 Dim = int | Sequence[int] | None
@@ -213,7 +213,7 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
     """The p-norm over `dim` (all by default; p=2 or "fro": Euclidean). p = 2 is one node,
     dx = g x / norm (0 where the norm is 0, as torch); other p are composed of ops."""
     if dtype is not None:
-        x = x.to(dtype)
+        x = elementwise.to(x, dtype)
     data = x.data
     axes = axes_of(dim, data.ndim)
     if p in ("fro", 2, 2.0):
@@ -226,7 +226,7 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
                 return np.where(total == 0, 0, g * data / total)
 
         return unary(x, out, "norm", vjp)
-    magnitude = x.abs()
+    magnitude = elementwise.abs(x)
     if p in (np.inf, float("inf")):
         return amax(magnitude, dim if dim is not None else (), keepdim)
     if p in (-np.inf, float("-inf")):
@@ -234,7 +234,8 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
     if p in (1, 1.0):
         return reduce.sum(magnitude, dim, keepdim)
     if isinstance(p, (int, float)) and p > 0:
-        return reduce.sum(magnitude ** float(p), dim, keepdim) ** (1.0 / p)
+        total = reduce.sum(pointwise.power(magnitude, float(p)), dim, keepdim)
+        return pointwise.power(total, 1.0 / p)
     raise ValueError(f"norm: p must be 'fro', inf, -inf or a positive number, got {p!r}")
 
 
@@ -409,8 +410,8 @@ def _or_elementwise(reduction: Callable[..., Any], elementwise: str) -> Callable
     return call
 
 
-Tensor.max = _or_elementwise(Tensor.max, "maximum")  # type: ignore[method-assign]
-Tensor.min = _or_elementwise(Tensor.min, "minimum")  # type: ignore[method-assign]
+method("max")(_or_elementwise(accept_numpy_keywords(reduce.max), "maximum"))
+method("min")(_or_elementwise(accept_numpy_keywords(reduce.min), "minimum"))
 
 __all__ = ["spread", "SortResult", *REDUCTIONS, "histc", "bincount", "nelement",
            "element_size"]
