@@ -67,11 +67,12 @@ def global_script(m):
 
 
 def test_global_generator_and_rng_state_follow_torch():
+    previous = T.get_default_dtype()
     T.set_default_dtype(T.float32)  # torch's default: the same dtype is drawn
     try:
         ours = global_script(T)
     finally:
-        T.set_default_dtype(T.float64)
+        T.set_default_dtype(previous)
     theirs = global_script(torch)
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=f"call {i}")

@@ -238,11 +238,12 @@ FACTORIES = {
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))
 def test_factory_matches_torch(name):
+    previous = T.get_default_dtype()
     T.set_default_dtype(T.float32)  # torch's default, for the comparison
     try:
         ours, theirs = FACTORIES[name](T), FACTORIES[name](torch)
     finally:
-        T.set_default_dtype(T.float64)
+        T.set_default_dtype(previous)
     assert ours.dtype == np.dtype(str(theirs.dtype).replace("torch.", "")), name
     assert ours.shape == tuple(theirs.shape)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=0)

@@ -183,14 +183,14 @@ def _erf(x: np.ndarray) -> np.ndarray:
     try:
         from scipy.special import erf
     except ImportError:  # pragma: no cover - depends on the environment
-        return pointwise.erf(Tensor(x)).data
+        return pointwise.erf(Tensor(x))._array
     return np.asarray(erf(x), dtype=x.dtype)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x Phi(x) (Phi: the standard normal CDF), or its tanh approximation with
     approximate="tanh", as one node;  d/dx = Phi(x) + x phi(x) (or the tanh form's)."""
-    X = input.data
+    X = input._array
     if approximate == "none":
         cdf = 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2)))
         out = X * cdf
@@ -221,7 +221,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    X = input.data
+    X = input._array
     mask = streams.dropout_mask(X.shape, p, X.dtype if X.dtype.kind == "f" else np.float32)
     return unary(input, X * mask, "dropout", lambda g: g * mask)
 
@@ -232,10 +232,10 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
     """The rows of `weight` at the integer indices `input` (any shape): weight[input].
     The backward adds each lookup's gradient into its row without np.add.at (see
     selection.scatter_rows); the padding_idx row gets no gradient, as in torch."""
-    idx = input.data if isinstance(input, Tensor) else np.asarray(input)
+    idx = input._array if isinstance(input, Tensor) else np.asarray(input)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers (int64), got {idx.dtype}")
-    W = weight.data
+    W = weight._array
     count = W.shape[0]
     try:
         out = W[idx]
@@ -258,7 +258,7 @@ def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Ten
 def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
     """int64 one-hot rows for integer class indices: shape input.shape + (num_classes,);
     num_classes=-1 takes the largest index + 1."""
-    idx = tensor.data if isinstance(tensor, Tensor) else np.asarray(tensor)
+    idx = tensor._array if isinstance(tensor, Tensor) else np.asarray(tensor)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"one_hot is only applicable to index tensors (int64), got {idx.dtype}")
     if idx.size and idx.min() < 0:
@@ -277,7 +277,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     backwards, as torch.nn.functional.pad; the gradient is the unpadded part."""
     if mode != "constant":
         raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
-    X = input.data
+    X = input._array
     if len(pad) % 2 or len(pad) // 2 > X.ndim:
         raise ValueError(f"pad: expected pairs (before, after) for at most {X.ndim} "
                          f"dimensions, got {tuple(pad)}")

@@ -30,7 +30,7 @@ def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | Non
 
 def _class_targets(target: Any, logits: np.ndarray, ignore_index: int | None = None
                    ) -> np.ndarray:
-    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise TypeError(
             f"target must hold integer class indices (int64), got dtype {t.dtype}; "
@@ -81,7 +81,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, ignore_index: 
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
-    X = input.data
+    X = input._array
     if X.ndim not in (1, 2):
         raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X, ignore_index)
@@ -99,7 +99,7 @@ def _log_softmax_rows(X: np.ndarray) -> np.ndarray:
 
 def _cross_entropy(input: Tensor, t: np.ndarray, reduction: str) -> Tensor:
     """The common case: every target counts, no smoothing."""
-    X = input.data
+    X = input._array
     logp = _log_softmax_rows(X)
     # each row's target entry, as positions in the flat array (cheaper than [rows, t])
     picked = t if X.ndim == 1 else np.arange(0, X.size, max(X.shape[-1], 1)) + t
@@ -107,7 +107,7 @@ def _cross_entropy(input: Tensor, t: np.ndarray, reduction: str) -> Tensor:
     loss, scale = _reduce(nll, reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = np.exp(logp)  # softmax, a fresh array: safe to edit in place
@@ -126,7 +126,7 @@ def _cross_entropy_general(input: Tensor, t: np.ndarray, ignored: np.ndarray,
     """With ignored targets and/or label smoothing: per row,
     loss = (1 - e) (-logp[target]) + e mean_c(-logp[c]), and 0 for an ignored row;
     d/dinput = softmax - ((1 - e) onehot + e / C), 0 for an ignored row."""
-    X = input.data
+    X = input._array
     squeeze = X.ndim == 1
     X2 = X.reshape(1, -1) if squeeze else X
     t2, keep = t.reshape(-1), ~ignored.reshape(-1)
@@ -151,7 +151,7 @@ def _cross_entropy_general(input: Tensor, t: np.ndarray, ignored: np.ndarray,
     loss = np.asarray(loss, dtype=X.dtype)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = np.exp(logp)
@@ -177,7 +177,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, ignore_index: int =
     if weight is not None:
         raise NotImplementedError("nll_loss: class weights (weight=) are not supported")
     _check_reduction(reduction)
-    X = input.data
+    X = input._array
     if X.ndim not in (1, 2):
         raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
     t = _class_targets(target, X, ignore_index)
@@ -196,7 +196,7 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, ignore_index: int =
         scale = 1.0 / count if count else np.nan
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = np.zeros(X2.shape, dtype=X.dtype)
@@ -211,8 +211,8 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, ignore_index: int =
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """mean((input - target)^2);  d/dinput = 2 (input - target) / N  (target likewise, negated)."""
     if not isinstance(target, Tensor):
-        target = Tensor(np.asarray(target, dtype=input.data.dtype))
-    X, Y = input.data, target.data
+        target = Tensor(np.asarray(target, dtype=input._array.dtype))
+    X, Y = input._array, target._array
     if X.shape != Y.shape:
         raise ValueError(
             f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
@@ -223,7 +223,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     loss, scale = _reduce(diff * diff, reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = 2 * diff * (g if scale is None else g * scale)
@@ -237,8 +237,8 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 
 def _pair(input: Tensor, target: Any, op: str) -> tuple[Tensor, np.ndarray, np.ndarray]:
     if not isinstance(target, Tensor):
-        target = Tensor(np.asarray(target, dtype=input.data.dtype))
-    X, Y = input.data, target.data
+        target = Tensor(np.asarray(target, dtype=input._array.dtype))
+    X, Y = input._array, target._array
     if X.shape != Y.shape:
         raise ValueError(f"{op}: input shape {X.shape} and target shape {Y.shape} must be "
                          "equal")
@@ -254,7 +254,7 @@ def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     loss, scale = _reduce(np.abs(diff), reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = np.sign(diff) * (g if scale is None else g * scale)
@@ -274,7 +274,7 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     if P.size and (P.min() < 0 or P.max() > 1):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
                          "and 1 (probabilities; for logits use binary_cross_entropy_with_logits)")
-    w = None if weight is None else (weight.data if isinstance(weight, Tensor)
+    w = None if weight is None else (weight._array if isinstance(weight, Tensor)
                                      else np.asarray(weight, dtype=P.dtype))
     with np.errstate(divide="ignore"):
         log_p = np.maximum(np.log(P), -100)
@@ -285,7 +285,7 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
     loss, scale = _reduce(losses.astype(P.dtype), reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None or not input._requires_grad:
             return
         d = (P - Y) / np.maximum(P * (1 - P), 1e-12)
@@ -305,7 +305,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         raise NotImplementedError("binary_cross_entropy_with_logits: pos_weight is not "
                                   "supported")
     target, X, Y = _pair(input, target, "binary_cross_entropy_with_logits")
-    w = None if weight is None else (weight.data if isinstance(weight, Tensor)
+    w = None if weight is None else (weight._array if isinstance(weight, Tensor)
                                      else np.asarray(weight, dtype=X.dtype))
     losses = np.maximum(X, 0) - X * Y + np.log1p(np.exp(-np.abs(X)))
     if w is not None:
@@ -313,7 +313,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
     loss, scale = _reduce(losses.astype(X.dtype), reduction)
 
     def grad_fn(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         d = sigmoid_array(X) - Y

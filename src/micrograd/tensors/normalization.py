@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from micrograd.tensors import versions
 from micrograd.tensors.function import Tensor, accumulate, node
 
 
@@ -34,9 +35,9 @@ def _affine_backward(g: np.ndarray, xhat: np.ndarray, weight: Tensor | None,
                      bias: Tensor | None, axes: tuple) -> None:
     """Send dweight = sum of g * xhat and dbias = sum of g over the non-feature axes."""
     if weight is not None and weight._requires_grad:
-        accumulate(weight, (g * xhat).sum(axis=axes).reshape(weight.data.shape))
+        accumulate(weight, (g * xhat).sum(axis=axes).reshape(weight._array.shape))
     if bias is not None and bias._requires_grad:
-        accumulate(bias, g.sum(axis=axes).reshape(bias.data.shape))
+        accumulate(bias, g.sum(axis=axes).reshape(bias._array.shape))
 
 
 def _inputs(x: Tensor, weight: Tensor | None, bias: Tensor | None) -> tuple[Tensor, ...]:
@@ -49,7 +50,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     """Normalise over the last len(normalized_shape) dimensions, then scale and shift:
     torch.nn.functional.layer_norm, as one node."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    X = input.data
+    X = input._array
     if X.shape[X.ndim - len(shape):] != shape:
         raise ValueError(f"layer_norm: input of shape {X.shape} does not end in the "
                          f"normalized shape {shape}")
@@ -60,16 +61,16 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     var = (centred * centred).mean(axis=axes, keepdims=True)
     rstd = 1 / np.sqrt(var + eps)
     xhat = centred * rstd
-    w = None if weight is None else weight.data
+    w = None if weight is None else weight._array
     out = xhat if w is None else xhat * w
     if bias is not None:
-        out = out + bias.data
+        out = out + bias._array
     elif out is xhat:
         out = xhat.copy()
     batch_axes = tuple(range(X.ndim - len(shape)))
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         if input._requires_grad:
@@ -94,7 +95,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     Training uses the batch's statistics and updates the running ones in place, as torch:
     running = (1 - momentum) running + momentum batch (the variance unbiased there).
     Evaluation (training=False) uses the running statistics."""
-    X = input.data
+    X = input._array
     if X.ndim not in (2, 3):
         raise ValueError(f"batch_norm expects input of shape (N, C) or (N, C, L), got {X.shape}")
     axes = (0,) if X.ndim == 2 else (0, 2)
@@ -112,19 +113,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             _update_running(running_mean, running_var, mean, var, n, momentum)
     else:
         assert running_mean is not None and running_var is not None
-        centred = X - running_mean.data.reshape(shape)
-        var = running_var.data.reshape(shape)
+        centred = X - running_mean._array.reshape(shape)
+        var = running_var._array.reshape(shape)
     rstd = 1 / np.sqrt(var + eps)
     xhat = centred * rstd
-    w = None if weight is None else weight.data.reshape(shape)
+    w = None if weight is None else weight._array.reshape(shape)
     out = xhat if w is None else xhat * w
     if bias is not None:
-        out = out + bias.data.reshape(shape)
+        out = out + bias._array.reshape(shape)
     elif out is xhat:
         out = xhat.copy()
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         if input._requires_grad:
@@ -144,11 +145,13 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None,
                                   "not supported; give a momentum such as 0.1")
     # buffers, not graph nodes: their arrays are updated in place, as torch's are
     if running_mean is not None:
-        rm = running_mean.data
+        rm = running_mean._array
         rm *= 1 - momentum
         rm += (momentum * mean.reshape(rm.shape)).astype(rm.dtype)
+        versions.changed_in_memory(running_mean)
     if running_var is not None:
-        rv = running_var.data
+        rv = running_var._array
         rv *= 1 - momentum
         rv += (momentum * var.reshape(rv.shape) * (n / (n - 1))).astype(rv.dtype)
+        versions.changed_in_memory(running_var)
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 import numpy as np
 
 from micrograd.tensors.ops import linalg, pointwise, shape
-from micrograd.tensors.tensor import Tensor
+from micrograd.tensors.tensor import Tensor, leaf
 
 # Tensor methods that torch also offers as torch.NAME(input, ...).
 METHOD_FUNCTIONS = (
@@ -81,18 +81,18 @@ def is_tensor(obj: Any) -> bool:
 
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing `array`'s memory, as torch.from_numpy."""
-    t = Tensor(np.empty(0, dtype=array.dtype))
-    t.data = array
-    return t
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy array, got {type(array).__name__}")
+    return leaf(array)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """`data` itself if it is a tensor of that dtype, else a new tensor."""
-    if isinstance(data, Tensor) and (dtype is None or data.data.dtype == np.dtype(dtype)):
+    if isinstance(data, Tensor) and (dtype is None or data._array.dtype == np.dtype(dtype)):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):
         return from_numpy(data)
-    return Tensor(data.data if isinstance(data, Tensor) else data, dtype=dtype)
+    return Tensor(data._array if isinstance(data, Tensor) else data, dtype=dtype)
 
 
 FUNCTIONS.update(is_tensor=is_tensor, from_numpy=from_numpy, as_tensor=as_tensor)

@@ -21,7 +21,7 @@ from micrograd.tensors.ops.shape import reshape, shape_arg, transpose
 def expand(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """x broadcast to `sizes` (-1 keeps a dimension); the gradient sums over the copies."""
     shape = shape_arg(sizes)
-    data = x.data
+    data = x._array
     lead = len(shape) - data.ndim
     if lead < 0:
         raise ValueError(f"expand: the number of sizes ({len(shape)}) must be at least the "
@@ -59,14 +59,14 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
 @method("contiguous")
 def contiguous(x: Tensor, memory_format: Any = None) -> Tensor:
     """This tensor if its data is in C order (as torch), else a C-ordered copy."""
-    if x.data.flags.c_contiguous:
+    if x._array.flags.c_contiguous:
         return x
-    return unary(x, np.ascontiguousarray(x.data), "contiguous", None)
+    return unary(x, np.ascontiguousarray(x._array), "contiguous", None)
 
 
 @method("is_contiguous")
 def is_contiguous(x: Tensor, memory_format: Any = None) -> bool:
-    return bool(x.data.flags.c_contiguous)
+    return bool(x._array.flags.c_contiguous)
 
 
 @method("repeat")
@@ -74,7 +74,7 @@ def repeat(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     """x tiled sizes[i] times along each dimension (torch's repeat, numpy's tile);
     the gradient sums the copies of each element."""
     reps = shape_arg(sizes)
-    data = x.data
+    data = x._array
     if len(reps) < data.ndim:
         raise ValueError(f"repeat: the number of repeats ({len(reps)}) must be at least the "
                          f"tensor's number of dimensions ({data.ndim})")
@@ -95,7 +95,7 @@ def repeat(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
 def tile(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
     """torch.tile: repeat, with missing leading repeats taken as 1."""
     reps = shape_arg(dims)
-    return repeat(x, (1,) * (x.data.ndim - len(reps)) + tuple(reps))
+    return repeat(x, (1,) * (x._array.ndim - len(reps)) + tuple(reps))
 
 
 def _dims(dims: Sequence[int] | int) -> tuple[int, ...]:
@@ -105,7 +105,7 @@ def _dims(dims: Sequence[int] | int) -> tuple[int, ...]:
 @method("flip")
 def flip(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
     axes = shape_arg(dims)
-    return unary(x, np.flip(x.data, axes).copy(), "flip", lambda g: np.flip(g, axes))
+    return unary(x, np.flip(x._array, axes).copy(), "flip", lambda g: np.flip(g, axes))
 
 
 @method("roll")
@@ -113,13 +113,13 @@ def roll(x: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
          ) -> Tensor:
     """Elements shifted cyclically (over the flattened tensor when dims is None)."""
     if dims is None:
-        data = x.data
+        data = x._array
         out = np.roll(data.reshape(-1), shifts).reshape(data.shape)
         return unary(x, out, "roll",
                      lambda g: np.roll(g.reshape(-1), -np.asarray(shifts)).reshape(data.shape))
     axes, steps = _dims(dims), _dims(shifts)
     back = tuple(-s for s in steps)
-    return unary(x, np.roll(x.data, steps, axes), "roll", lambda g: np.roll(g, back, axes))
+    return unary(x, np.roll(x._array, steps, axes), "roll", lambda g: np.roll(g, back, axes))
 
 
 def _triangle_mask(shape: tuple, diagonal: int, lower: bool) -> np.ndarray:
@@ -141,7 +141,7 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
-    data = x.data
+    data = x._array
     if data.ndim < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} needs a tensor of at least 2 "
                          f"dimensions, got shape {data.shape}")
@@ -153,7 +153,7 @@ def _triangle(x: Tensor, diagonal: int, lower: bool) -> Tensor:
 @method("diag")
 def diag(x: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor as a diagonal matrix, or a matrix's diagonal as a 1-d tensor."""
-    data = x.data
+    data = x._array
     if data.ndim == 1:
         return unary(x, np.diag(data, diagonal), "diag", lambda g: np.diag(g, diagonal).copy())
     if data.ndim == 2:
@@ -172,7 +172,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
           ) -> tuple[Tensor, ...]:
     """Pieces along `dim`: of split_size each (the last may be smaller), or of the listed
     sizes, which must add up to the dimension."""
-    n = x.data.shape[dim]
+    n = x._array.shape[dim]
     if isinstance(split_size_or_sections, (int, np.integer)):
         size = int(split_size_or_sections)
         if size <= 0:
@@ -183,7 +183,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
         if sum(sizes) != n:
             raise ValueError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {dim} "
                              f"has {n} elements")
-    lead = (slice(None),) * (dim % x.data.ndim)
+    lead = (slice(None),) * (dim % x._array.ndim)
     pieces, start = [], 0
     for size in sizes:
         pieces.append(index.getitem(x, (*lead, slice(start, start + size))))
@@ -196,21 +196,21 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most `chunks` pieces of equal size (ceil(n / chunks)) along `dim`."""
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
-    n = x.data.shape[dim]
+    n = x._array.shape[dim]
     return split(x, max(-(-n // chunks), 1), dim)
 
 
 @method("unbind")
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along `dim`, that dimension removed."""
-    lead = (slice(None),) * (dim % x.data.ndim)
-    return tuple(index.getitem(x, (*lead, i)) for i in range(x.data.shape[dim]))
+    lead = (slice(None),) * (dim % x._array.ndim)
+    return tuple(index.getitem(x, (*lead, i)) for i in range(x._array.shape[dim]))
 
 
 @method("movedim")
 def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[int]
             ) -> Tensor:
-    return unary(x, np.moveaxis(x.data, source, destination), "movedim",
+    return unary(x, np.moveaxis(x._array, source, destination), "movedim",
                  lambda g: np.moveaxis(g, destination, source))
 
 
@@ -220,7 +220,7 @@ method("swapaxes", "swapdims")(lambda x, a, b: transpose(x, a, b))
 @method("t")
 def t(x: Tensor) -> Tensor:
     """The transpose of a matrix (a 0-d or 1-d tensor is returned as is), as torch's t()."""
-    if x.data.ndim > 2:
+    if x._array.ndim > 2:
         raise ValueError(f"t() expects a tensor of at most 2 dimensions, got shape {x.shape}; "
                          "use transpose(dim0, dim1)")
-    return x if x.data.ndim < 2 else transpose(x, 0, 1)
+    return x if x._array.ndim < 2 else transpose(x, 0, 1)

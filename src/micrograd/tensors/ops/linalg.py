@@ -81,8 +81,8 @@ def _reflected_matmul_operator(self: Tensor, other: ArrayLike) -> Tensor:
 
 
 def _check_ndim(op: str, t: Tensor, ndim: int, what: str) -> None:
-    if t.data.ndim != ndim:
-        raise ValueError(f"{op} expects {what} ({ndim}-d) tensors, got shape {t.data.shape}")
+    if t._array.ndim != ndim:
+        raise ValueError(f"{op} expects {what} ({ndim}-d) tensors, got shape {t._array.shape}")
 
 
 def _as_tensor(x: ArrayLike) -> Tensor:
@@ -104,8 +104,8 @@ def bmm(a: ArrayLike, b: ArrayLike) -> Tensor:
     a, b = _as_tensor(a), _as_tensor(b)
     _check_ndim("bmm", a, 3, "batched matrix")
     _check_ndim("bmm", b, 3, "batched matrix")
-    if a.data.shape[0] != b.data.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ, {a.data.shape[0]} and {b.data.shape[0]}")
+    if a._array.shape[0] != b._array.shape[0]:
+        raise ValueError(f"bmm: batch sizes differ, {a._array.shape[0]} and {b._array.shape[0]}")
     return matmul(a, b)
 
 
@@ -156,7 +156,7 @@ def einsum(equation: str, *operands: ArrayLike) -> Tensor:
         operands = tuple(operands[0])
     tensors = tuple(_as_tensor(t) for t in operands)
     terms, output = _einsum_parts(equation, len(tensors))
-    arrays = [t.data for t in tensors]
+    arrays = [t._array for t in tensors]
     for t, term in zip(arrays, terms, strict=True):
         if t.ndim != len(term):
             raise ValueError(f"einsum: operand {term!r} has {t.ndim} dimensions, not "

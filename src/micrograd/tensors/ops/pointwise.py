@@ -43,7 +43,7 @@ def _unary_float(op: str, forward: Callable[[np.ndarray], np.ndarray],
     and inf/nan come back silently (log10 of 0 is -inf), as in torch."""
 
     def function(x: Tensor) -> Tensor:
-        data = floating(x.data)
+        data = floating(x._array)
         with np.errstate(all="ignore"):
             out = np.asarray(forward(data))
         return unary(x, out, op, lambda g: vjp(g, data, out))
@@ -80,14 +80,14 @@ cosh = _unary_float("cosh", np.cosh, lambda g, x, out: g * np.sinh(x))
 def reciprocal(x: Tensor) -> Tensor:
     """1/x;  d/dx = -1/x^2 = -out^2."""
     with np.errstate(all="ignore"):
-        out = 1 / floating(x.data)
+        out = 1 / floating(x._array)
     return unary(x, out, "reciprocal", lambda g: -g * out * out)
 
 
 @method("square")
 def square(x: Tensor) -> Tensor:
     """x * x (torch computes x**2 so);  d/dx = 2x."""
-    data = x.data
+    data = x._array
     return unary(x, data * data, "square", lambda g: g * (2 * data))
 
 
@@ -97,7 +97,7 @@ def _no_gradient(op: str, forward: Callable[[np.ndarray], np.ndarray]
     defines it (sign, floor, ceil, round, trunc)."""
 
     def function(x: Tensor) -> Tensor:
-        data = x.data
+        data = x._array
         return unary(x, np.asarray(forward(data)), op, lambda g: np.zeros_like(g))
 
     function.__name__ = function.__qualname__ = op
@@ -114,7 +114,7 @@ trunc = _no_gradient("trunc", lambda d: d if d.dtype.kind in "biu" else np.trunc
 @method("round")
 def round(x: Tensor, decimals: int = 0) -> Tensor:
     """Round half to even (as torch and numpy); `decimals` digits after the point."""
-    data = x.data
+    data = x._array
     out = np.round(data, decimals) if data.dtype.kind == "f" else data.copy()
     return unary(x, np.asarray(out), "round", lambda g: np.zeros_like(g))
 
@@ -163,10 +163,10 @@ _generic_pow = elementwise.pow  # the binary op of elementwise.ARITHMETIC
 def power(x: Tensor, exponent: Any) -> Tensor:
     """x ** exponent. A float tensor to a number torch special-cases (2, 3, -1, -2, -0.5)
     is computed by multiplication, with torch's values; anything else is np.power."""
-    if (type(exponent) is int or type(exponent) is float) and x.data.dtype.kind == "f":
-        out = _fast_power(x.data, exponent)
+    if (type(exponent) is int or type(exponent) is float) and x._array.dtype.kind == "f":
+        out = _fast_power(x._array, exponent)
         if out is not None:
-            data = x.data
+            data = x._array
             return unary(x, out, "**", lambda g: _power_gradient(g, data, exponent))
     if type(x) is not Tensor:
         x = Tensor(x)
@@ -207,7 +207,7 @@ fmax, fmin = maximum, minimum
 
 
 def _condition(condition: Any) -> np.ndarray:
-    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = condition._array if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where/masked_fill expect a bool condition, got dtype {cond.dtype}; "
                         "e.g. x > 0")
@@ -238,16 +238,16 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = Tensor(a)
     out = binary(a, b, "where", select, to_input, to_other)
-    if out.data.shape != np.broadcast_shapes(out.data.shape, cond.shape):
+    if out._array.shape != np.broadcast_shapes(out._array.shape, cond.shape):
         # the condition broadcasts the result further: recompute on the full shape
-        full = np.broadcast_shapes(out.data.shape, cond.shape)
+        full = np.broadcast_shapes(out._array.shape, cond.shape)
         return where(cond, _expanded(a, full), _expanded(b, full))
     return out
 
 
 def _expanded(v: Any, shape: tuple) -> Any:
     if isinstance(v, Tensor):
-        return apply("expand", np.broadcast_to(v.data, shape), (v,), (None,))
+        return apply("expand", np.broadcast_to(v._array, shape), (v,), (None,))
     return v
 
 
@@ -261,8 +261,8 @@ def where_method(x: Tensor, condition: Any, other: Any) -> Tensor:
 def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     """x with `value` where `mask` is True;  the gradient is 0 there, g elsewhere."""
     cond = _condition(mask)
-    data = x.data
-    fill = value.data if isinstance(value, Tensor) else value
+    data = x._array
+    fill = value._array if isinstance(value, Tensor) else value
     if np.ndim(fill) != 0:
         raise ValueError("masked_fill only supports a 0-dimensional value tensor or a number, "
                          f"got shape {np.shape(fill)}")
@@ -277,36 +277,36 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
 
 # --- tests of values: bool tensors, no gradient -------------------------------------------
 
-isnan = method("isnan")(lambda x: leaf(np.isnan(x.data)))
-isinf = method("isinf")(lambda x: leaf(np.isinf(x.data)))
-isfinite = method("isfinite")(lambda x: leaf(np.isfinite(x.data)))
-isneginf = method("isneginf")(lambda x: leaf(np.isneginf(x.data)))
-isposinf = method("isposinf")(lambda x: leaf(np.isposinf(x.data)))
-logical_and = method("logical_and")(lambda x, y: leaf(np.logical_and(x.data, _data(y))))
-logical_or = method("logical_or")(lambda x, y: leaf(np.logical_or(x.data, _data(y))))
-logical_xor = method("logical_xor")(lambda x, y: leaf(np.logical_xor(x.data, _data(y))))
+isnan = method("isnan")(lambda x: leaf(np.isnan(x._array)))
+isinf = method("isinf")(lambda x: leaf(np.isinf(x._array)))
+isfinite = method("isfinite")(lambda x: leaf(np.isfinite(x._array)))
+isneginf = method("isneginf")(lambda x: leaf(np.isneginf(x._array)))
+isposinf = method("isposinf")(lambda x: leaf(np.isposinf(x._array)))
+logical_and = method("logical_and")(lambda x, y: leaf(np.logical_and(x._array, _data(y))))
+logical_or = method("logical_or")(lambda x, y: leaf(np.logical_or(x._array, _data(y))))
+logical_xor = method("logical_xor")(lambda x, y: leaf(np.logical_xor(x._array, _data(y))))
 
 
 def _data(x: Any) -> Any:
-    return x.data if isinstance(x, Tensor) else x
+    return x._array if isinstance(x, Tensor) else x
 
 
 @method("isclose")
 def isclose(x: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|x - other| <= atol + rtol |other|, elementwise (torch's defaults)."""
-    return leaf(np.isclose(x.data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return leaf(np.isclose(x._array, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @method("allclose")
 def allclose(x: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True if isclose holds everywhere (shapes must broadcast)."""
-    return bool(np.allclose(x.data, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.allclose(x._array, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @method("equal")
 def equal(x: Tensor, other: Any) -> bool:
     """True if both have the same shape and the same elements, as torch.equal."""
     y = np.asarray(_data(other))
-    return x.data.shape == y.shape and bool(np.array_equal(x.data, y))
+    return x._array.shape == y.shape and bool(np.array_equal(x._array, y))

@@ -46,7 +46,7 @@ def scatter_rows(g: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
 
 
 def _index_array(index: Any, op: str) -> np.ndarray:
-    idx = index.data if isinstance(index, Tensor) else np.asarray(index)
+    idx = index._array if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{op}: the index must be an integer (int64) tensor, got {idx.dtype}")
     return idx
@@ -64,7 +64,7 @@ def gather(x: Tensor, dim: int, index: Any) -> Tensor:
     """out[i][j] = x[index[i][j]][j] for dim 0 (and so on): torch.gather. index may be
     smaller than x in the other dimensions; the gradient is scattered back, repeated
     indices adding up."""
-    data = x.data
+    data = x._array
     idx = _index_array(index, "gather")
     if idx.ndim != data.ndim:
         raise ValueError(f"gather: index has {idx.ndim} dimensions, the tensor {data.ndim}; "
@@ -95,17 +95,17 @@ method("take_along_dim")(lambda x, indices, dim: gather(x, dim, indices))
 def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """A copy of x with src's elements added at index along `dim` (torch.scatter_add);
     d/dx = g, d/dsrc = g gathered at the same places."""
-    data = x.data
+    data = x._array
     idx = _index_array(index, "scatter_add")
     source = src if isinstance(src, Tensor) else Tensor(np.asarray(src, dtype=data.dtype))
     axis = dim % max(data.ndim, 1)
     where = _positions(idx, axis)
     picked = tuple(slice(0, n) for n in idx.shape)
     out = data.copy()
-    np.add.at(out, where, source.data[picked])
+    np.add.at(out, where, source._array[picked])
 
     def to_source(g: np.ndarray) -> np.ndarray:
-        full = np.zeros(source.data.shape, dtype=g.dtype)
+        full = np.zeros(source._array.shape, dtype=g.dtype)
         full[picked] = g[where]
         return full
 
@@ -115,7 +115,7 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
 @method("index_select")
 def index_select(x: Tensor, dim: int, index: Any) -> Tensor:
     """The slices at the 1-d `index` along `dim`; the gradient adds up repeated indices."""
-    data = x.data
+    data = x._array
     idx = _index_array(index, "index_select").reshape(-1)
     axis = dim % max(data.ndim, 1)
     out = np.take(data, idx, axis=axis)
@@ -133,5 +133,5 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """The indices of the nonzero elements: a (count, ndim) int64 tensor, or one 1-d tensor
     per dimension with as_tuple=True."""
     if as_tuple:
-        return tuple(leaf(i.astype(np.int64)) for i in np.nonzero(x.data))
-    return leaf(np.argwhere(x.data).astype(np.int64))
+        return tuple(leaf(i.astype(np.int64)) for i in np.nonzero(x._array))
+    return leaf(np.argwhere(x._array).astype(np.int64))

@@ -44,7 +44,7 @@ def _dim_and_unbiased(dim: Any, unbiased: bool | None) -> tuple[Any, bool | None
 
 def _deviations(x: Tensor, dim: Dim, unbiased: bool | None, correction: float | None
                 ) -> tuple[np.ndarray, np.ndarray, tuple | None, float]:
-    data = x.data
+    data = x._array
     if data.dtype.kind != "f":
         raise TypeError(f"var/std need a floating-point tensor, got {data.dtype}")
     dim, unbiased = _dim_and_unbiased(dim, unbiased)
@@ -114,7 +114,7 @@ def _others_product(data: np.ndarray) -> np.ndarray:
 @method()
 def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """The product over `dim` (all by default);  dx_i = g * prod of the other elements."""
-    data = x.data if dtype is None else x.data.astype(dtype)
+    data = x._array if dtype is None else x._array.astype(dtype)
     if dim is None:
         out = np.asarray(data.prod())
         flat = data.reshape(1, -1)
@@ -133,7 +133,7 @@ def prod(x: Tensor, dim: int | None = None, keepdim: bool = False, dtype: Any = 
 @method()
 def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """Running sums along `dim`;  dx_i = sum of g_j for j >= i (a reversed cumsum)."""
-    data = x.data if dtype is None else x.data.astype(dtype)
+    data = x._array if dtype is None else x._array.astype(dtype)
     if data.dtype.kind in "bi" and data.dtype.itemsize < 8:
         data = data.astype(np.int64)  # torch sums small integers and bools into int64
     if data.ndim == 0:
@@ -147,7 +147,7 @@ def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
 def cumprod(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """Running products along `dim`;  dx_i = sum over j >= i of g_j * out_j / x_i, computed
     without dividing (so zeros are exact)."""
-    data = x.data if dtype is None else x.data.astype(dtype)
+    data = x._array if dtype is None else x._array.astype(dtype)
     if data.ndim == 0:
         return unary(x, data.copy(), "cumprod", None)
     axis = dim % data.ndim
@@ -170,7 +170,7 @@ def cumprod(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
 @method()
 def logsumexp(x: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
     """log sum e^x over `dim`, shifted by the max;  dx = g * softmax(x)."""
-    data = x.data
+    data = x._array
     axes = axes_of(dim, data.ndim)
     top = data.max(axis=axes, keepdims=True, initial=-np.inf)
     top = np.where(np.isfinite(top), top, 0)
@@ -183,7 +183,7 @@ def logsumexp(x: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
 
 def _extreme_over(x: Tensor, dim: Dim, keepdim: bool, kind: str) -> Tensor:
     """amax/amin: values only, over one or several dims; ties share the gradient evenly."""
-    data = x.data
+    data = x._array
     axes = axes_of(dim, data.ndim)
     pick = np.max if kind == "amax" else np.min
     kept = pick(data, axis=axes, keepdims=True)
@@ -214,7 +214,7 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
     dx = g x / norm (0 where the norm is 0, as torch); other p are composed of ops."""
     if dtype is not None:
         x = elementwise.to(x, dtype)
-    data = x.data
+    data = x._array
     axes = axes_of(dim, data.ndim)
     if p in ("fro", 2, 2.0):
         total = np.sqrt((data * data).sum(axis=axes, keepdims=True))
@@ -243,20 +243,20 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
 
 @method("all")
 def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    axes = axes_of(dim, x.data.ndim)
-    return leaf(np.asarray(np.all(x.data, axis=axes, keepdims=keepdim)))
+    axes = axes_of(dim, x._array.ndim)
+    return leaf(np.asarray(np.all(x._array, axis=axes, keepdims=keepdim)))
 
 
 @method("any")
 def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    axes = axes_of(dim, x.data.ndim)
-    return leaf(np.asarray(np.any(x.data, axis=axes, keepdims=keepdim)))
+    axes = axes_of(dim, x._array.ndim)
+    return leaf(np.asarray(np.any(x._array, axis=axes, keepdims=keepdim)))
 
 
 @method("count_nonzero")
 def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
-    axes = axes_of(dim, x.data.ndim)
-    return leaf(np.asarray(np.count_nonzero(x.data, axis=axes), dtype=np.int64))
+    axes = axes_of(dim, x._array.ndim)
+    return leaf(np.asarray(np.count_nonzero(x._array, axis=axes), dtype=np.int64))
 
 
 # --- sorting: values carry the gradient back to where they came from ----------------------
@@ -264,7 +264,7 @@ def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
 def _take(x: Tensor, indices: np.ndarray, axis: int, op: str) -> Tensor:
     """x's elements at `indices` along `axis` (each index once per row: no accumulation
     needed);  the gradient goes back to the same places."""
-    data = x.data
+    data = x._array
     values = np.take_along_axis(data, indices, axis=axis)
 
     def vjp(g: np.ndarray) -> np.ndarray:
@@ -290,26 +290,26 @@ def _order(data: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 def sort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
          ) -> SortResult:
     """(values, indices) sorted along `dim`, as torch.sort (ties in their original order)."""
-    if x.data.ndim == 0:
-        return SortResult(unary(x, x.data.copy(), "sort", None), leaf(np.zeros((), np.int64)))
-    axis = dim % x.data.ndim
-    indices = _order(x.data, axis, descending)
+    if x._array.ndim == 0:
+        return SortResult(unary(x, x._array.copy(), "sort", None), leaf(np.zeros((), np.int64)))
+    axis = dim % x._array.ndim
+    indices = _order(x._array, axis, descending)
     return SortResult(_take(x, indices, axis, "sort"), leaf(indices.astype(np.int64)))
 
 
 @method()
 def argsort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
             ) -> Tensor:
-    if x.data.ndim == 0:
+    if x._array.ndim == 0:
         return leaf(np.zeros((), np.int64))
-    return leaf(_order(x.data, dim % x.data.ndim, descending).astype(np.int64))
+    return leaf(_order(x._array, dim % x._array.ndim, descending).astype(np.int64))
 
 
 @method()
 def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> SortResult:
     """The k largest (or smallest) elements along `dim` and their indices, largest first."""
-    data = x.data
+    data = x._array
     axis = dim % max(data.ndim, 1)
     n = data.shape[axis] if data.ndim else 1
     if not 0 <= k <= n:
@@ -325,7 +325,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
 def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """A histogram of `bins` equal bins over [min, max] (min == max: the data's range);
     elements outside are ignored, max itself falls in the last bin. No gradient."""
-    data = x.data
+    data = x._array
     if data.dtype.kind != "f":
         raise TypeError(f"histc needs a floating-point tensor, got {data.dtype}")
     low, high = float(min), float(max)
@@ -347,13 +347,13 @@ def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
 def bincount(x: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer tensor (or the
     sum of `weights` there). No gradient."""
-    data = x.data
+    data = x._array
     if data.ndim != 1 or data.dtype.kind not in "iu" or (data.size and data.min() < 0):
         raise ValueError("bincount needs a 1-d tensor of non-negative integers, got "
                          f"shape {data.shape} and dtype {data.dtype}")
     if weights is None:
         return leaf(np.bincount(data, minlength=minlength).astype(np.int64))
-    w = weights.data if isinstance(weights, Tensor) else np.asarray(weights)
+    w = weights._array if isinstance(weights, Tensor) else np.asarray(weights)
     dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
     return leaf(np.bincount(data, weights=w, minlength=minlength).astype(dtype))
 
@@ -363,13 +363,13 @@ def bincount(x: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
 @method("nelement")
 def nelement(x: Tensor) -> int:
     """The number of elements (torch's older name for numel)."""
-    return int(x.data.size)
+    return int(x._array.size)
 
 
 @method("element_size")
 def element_size(x: Tensor) -> int:
     """Bytes per element."""
-    return int(x.data.itemsize)
+    return int(x._array.itemsize)
 
 
 # --- numpy-style keyword spellings, as torch accepts them ---------------------------------
