@@ -102,10 +102,10 @@ X = T.tensor(rng.integers(0, 27, (32, 3)))
 def add_at_lookup(table, rows):  # C[X] as it was: gradient by np.add.at
     def vjp(g):
         full = np.zeros(table.shape, g.dtype)
-        np.add.at(full, rows.data, g)
+        np.add.at(full, rows._array, g)
         return full
 
-    return unary(table, table.data[rows.data], "index", vjp)
+    return unary(table, table._array[rows._array], "index", vjp)
 
 
 cases.append(("C[X] (27,10)[32x3]", fb(lambda: C[X]), fb(lambda: add_at_lookup(C, X))))
