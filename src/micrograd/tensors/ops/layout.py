@@ -82,9 +82,10 @@ def repeat(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
     out = np.tile(base, reps)
 
     def vjp(g: np.ndarray) -> np.ndarray:
+        # (r0, n0, r1, n1, ...): each axis split into its repeats and its original size
         split: list[int] = []
-        for r, size in zip(reps, base.shape, strict=True):
-            split += [int(r), int(size)]
+        for r, n in zip(map(int, reps), map(int, base.shape), strict=True):
+            split += [r, n]
         summed = g.reshape(split).sum(axis=tuple(range(0, 2 * len(reps), 2)))
         return summed.reshape(data.shape)
 
