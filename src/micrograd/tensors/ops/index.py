@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from micrograd.tensors.function import Tensor, apply, in_place, method, raw, unary
+from micrograd.tensors.ops.selection import scatter_rows
 
 
 def index_arg(index: Any) -> Any:
@@ -37,6 +39,9 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         out = np.asarray(out)
 
     def scatter(g: np.ndarray) -> np.ndarray:
+        if type(index) is np.ndarray and index.dtype.kind in "iu" and data.ndim:
+            # C[X]: rows of a table, summed per row faster than np.add.at (same sums)
+            return scatter_rows(g, index % data.shape[0], data.shape[0])
         full = np.zeros(data.shape, dtype=g.dtype)
         if is_advanced(index):
             np.add.at(full, index, g)  # x[[0, 0]]: both copies send their gradient
