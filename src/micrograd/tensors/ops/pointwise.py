@@ -157,6 +157,10 @@ def _power_gradient(g: np.ndarray, data: np.ndarray, exponent: float) -> np.ndar
     return g * (exponent * lower)
 
 
+def _power_vjp(g: np.ndarray, x: np.ndarray, exponent: float, out: np.ndarray) -> np.ndarray:
+    return _power_gradient(g, x, exponent)
+
+
 _generic_pow = elementwise.pow  # the binary op of elementwise.ARITHMETIC
 
 
@@ -165,9 +169,8 @@ def power(x: Tensor, exponent: Any) -> Tensor:
     is computed by multiplication, with torch's values; anything else is np.power."""
     if (type(exponent) is int or type(exponent) is float) and x._array.dtype.kind == "f":
         out = _fast_power(x._array, exponent)
-        if out is not None:
-            data = x._array
-            return unary(x, out, "**", lambda g: _power_gradient(g, data, exponent))
+        if out is not None:  # binary(): the trace finds the exponent as the operand
+            return binary(x, exponent, "**", lambda _x, _y: out, _power_vjp, None)
     if type(x) is not Tensor:
         x = Tensor(x)
     return _generic_pow(x, exponent)
