@@ -159,8 +159,10 @@ def test_default_initialisation_has_torchs_distributions():
     # Linear: kaiming_uniform_(a=sqrt 5) = U(+-1/sqrt(in)); bias U(+-1/sqrt(in))
     layer = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
+    # the largest of n draws from U(-b, b) is below 0.95 b with probability 0.95**n:
+    # ~2e-7 for the 300 biases (0.99 failed 1 run in 20), far less for the weights
     for p in (layer.weight.numpy(), layer.bias.numpy()):
-        assert np.abs(p).max() <= bound and np.abs(p).max() > 0.99 * bound
+        assert np.abs(p).max() <= bound and np.abs(p).max() > 0.95 * bound
     assert abs(layer.weight.numpy().std() - bound / math.sqrt(3)) < 0.01 * bound
     table = nn.Embedding(1000, 100).weight.numpy()  # N(0, 1)
     assert abs(table.mean()) < 0.02 and abs(table.std() - 1) < 0.02
