@@ -64,8 +64,29 @@ def programs(draw, smooth_only=False):
     return leaves, steps
 
 
-def as_function(steps):
-    """The program as a function of its leaf nodes (Values or tensors) to its output."""
+@st.composite
+def shared_programs(draw):
+    """Programs whose every binary step combines the NEWEST node with an older one it was
+    built from (`x + y` where x already depends on y): the second input is reached again
+    through the first. Run with output="last": a walk from the last node meets the newest
+    nodes first, so a walker without its visited check runs a shared node's backward twice
+    (summing every node in creation order, as programs() does, visits old nodes first and
+    never shows it)."""
+    leaves = draw(st.lists(leaf_values, min_size=1, max_size=3))
+    steps = []
+    for _ in range(draw(st.integers(min_value=2, max_value=10))):
+        newest = len(leaves) + len(steps) - 1
+        if draw(st.booleans()):
+            op = draw(st.sampled_from(["add", "mul"]))  # direct inputs: no wrapper node
+            steps.append((op, newest, draw(st.integers(0, newest))))
+        else:
+            steps.append((draw(st.sampled_from(SMOOTH_UNARY)), newest, newest))
+    return leaves, steps
+
+
+def as_function(steps, output="sum"):
+    """The program as a function of its leaf nodes (Values or tensors) to its output: the sum
+    of every node in creation order, or (output="last") the last node alone."""
 
     def program(*inputs):
         nodes = list(inputs)
@@ -74,6 +95,8 @@ def as_function(steps):
                 nodes.append(BINARY[op](nodes[i], nodes[j]))
             else:
                 nodes.append(UNARY[op](nodes[i]))
+        if output == "last":
+            return nodes[-1]
         out = nodes[0]
         for node in nodes[1:]:
             out = out + node
@@ -100,6 +123,30 @@ def test_random_graphs_match_torch_values_and_gradients(program):
     assume(math.isfinite(t_out) and all(math.isfinite(g) for g in t_grads))
     assert out == pytest.approx(t_out, rel=1e-10, abs=1e-10)
     assert grads == pytest.approx(t_grads, rel=1e-8, abs=1e-8)
+
+
+@FEW
+@given(shared_programs())
+def test_shared_subexpressions_match_torch_gradients(program):
+    leaves, steps = program
+    out, grads = run_ours(as_function(steps, output="last"), leaves)
+    t_out, t_grads = run_torch(as_function(steps, output="last"), leaves)
+    assume(math.isfinite(t_out) and all(math.isfinite(g) for g in t_grads))
+    assume(all(abs(g) < 1e12 for g in t_grads))
+    assert out == pytest.approx(t_out, rel=1e-10, abs=1e-10)
+    assert grads == pytest.approx(t_grads, rel=1e-8, abs=1e-8)
+
+
+def test_a_node_reached_through_two_paths_runs_its_backward_once():
+    """z = y*x with y = x*x: x is z's second input and also reached through y, before the
+    walk gets to it from z (the diamond a walker without a visited check gets wrong)."""
+    x = Value(1.5)
+    y = x * x
+    z = y * x          # x**3
+    w = z + y          # x**3 + x**2, with y reached twice
+    w.backward()
+    assert x.grad == 3 * 1.5 ** 2 + 2 * 1.5
+    assert y.grad == 1.5 + 1.0
 
 
 @settings(max_examples=60, deadline=None)
