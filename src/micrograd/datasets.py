@@ -34,6 +34,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from micrograd._validate import check_positive_int
+
 __all__ = ["MNIST_FILES", "DownloadError", "IdxError", "cache_dir", "circles", "digits",
            "fetch", "mnist", "mnist_paths", "moons", "read_idx", "spiral", "tiny", "xor"]
 
@@ -67,7 +69,7 @@ def moons(
     The same points as sklearn.datasets.make_moons(n_samples, noise=noise, random_state=seed);
     seed=None draws from numpy's global random state, as the micrograd notebook does.
     """
-    _check_count("n_samples", n_samples)
+    check_positive_int("n_samples", n_samples)
     try:
         from sklearn.datasets import make_moons
     except ImportError:
@@ -85,7 +87,7 @@ def circles(
     signed: bool = False,
 ) -> tuple[Any, Any]:
     """A small circle inside a large one: sklearn.datasets.make_circles' points exactly."""
-    _check_count("n_samples", n_samples)
+    check_positive_int("n_samples", n_samples)
     if not 0 <= factor < 1:
         raise ValueError(f"factor (inner radius / outer radius) must be in [0, 1), got {factor!r}")
     try:
@@ -138,8 +140,8 @@ def spiral(
     Arm k: radius r from 0 to 1, angle from 4k to 4(k+1) radians plus Gaussian noise,
     point (r sin angle, r cos angle).
     """
-    _check_count("n_per_class", n_per_class)
-    _check_count("n_classes", n_classes)
+    check_positive_int("n_per_class", n_per_class)
+    check_positive_int("n_classes", n_classes)
     np = _require("numpy", "spiral")
     rng = np.random.default_rng(seed)
     radius = np.linspace(0.0, 1.0, n_per_class)
@@ -172,11 +174,6 @@ def _require(module: str, dataset: str) -> Any:
             f"the {dataset} dataset needs {package} ({error.name} is not installed): "
             f"{INSTALL_HINT}"
         ) from error
-
-
-def _check_count(name: str, n: Any) -> None:
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
 
 
 # --- downloads: fetched once into a cache folder, checked by SHA-256 ----------------------

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from micrograd import _floats
 from micrograd.check.childlib import parse_program, run_program
 
 H_REL = 1e-6          # central-difference step, relative to |x| (at least this absolute)
@@ -78,15 +79,10 @@ class Probe:
 # The float reference
 # ------------------------------------------------------------------------------------------
 
-def _sigmoid(x: float) -> float:
-    """The float reference: exp of a non-positive number only, so it never overflows."""
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
 FLOAT_METHODS = {
     "exp": math.exp, "log": math.log, "tanh": math.tanh,
     "relu": lambda x: x if x > 0 else 0.0,
-    "sigmoid": _sigmoid,
+    "sigmoid": _floats.sigmoid,  # exp of a non-positive number only: never overflows
     "backward": lambda x: x,
 }
 

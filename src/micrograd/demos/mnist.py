@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from micrograd import datasets
+from micrograd._validate import check_positive_int
 from micrograd.autograd import no_grad
 from micrograd.optim import Adam
 from micrograd.tensors import engine as T
@@ -65,8 +66,7 @@ def train_mnist(data: tuple[Any, Any, Any, Any] | None = None, data_dir: str | N
     n_pixels = X_train.shape[1]
     per_epoch = math.ceil(len(X_train) / batch_size)
     total = epochs * per_epoch if steps is None else steps
-    if not isinstance(total, int) or isinstance(total, bool) or total < 1:
-        raise ValueError(f"steps must be a positive integer, got {total!r}")
+    check_positive_int("steps", total)
     rng = np.random.default_rng(seed)
     model = Sequential(Linear(n_pixels, hidden, dtype=np.float32, rng=rng), ReLU(),
                        Linear(hidden, 10, dtype=np.float32, rng=rng))
@@ -143,7 +143,7 @@ def save_misclassified(X: Any, true: Any, predicted: Any, path: str, limit: int 
     axes = fig.subplots(rows, columns, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
-    for ax, i in zip(axes.flat, shown):
+    for ax, i in zip(axes.flat, shown, strict=False):  # fewer mistakes than panels: some stay blank
         ax.imshow(np.asarray(X[i]).reshape(28, 28), cmap="gray_r", interpolation="nearest")
         ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
     count = (f"{len(shown)}" if len(shown) == len(wrong)
@@ -159,9 +159,8 @@ def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None
     """`micrograd demo mnist`: train, print accuracy and confusion matrix, write the picture
     of misclassified digits into `out`; return an exit code."""
     seed = SEED if seed is None else seed
-    if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool)
-                              or steps < 1):
-        raise ValueError(f"--steps must be a positive integer, got {steps!r}")
+    if steps is not None:
+        check_positive_int("--steps", steps)
     where = f"--data {data_dir}" if data_dir else f"the data cache ({datasets.cache_dir()})"
     print(f"mnist: reading the idx files from {where}", flush=True)
     data = datasets.mnist(data_dir)
