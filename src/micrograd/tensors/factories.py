@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from micrograd.tensors import dtypes
+from micrograd.tensors import random as streams
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops.shape import shape_arg
 from micrograd.tensors.tensor import ArrayLike, Tensor
@@ -24,7 +25,9 @@ _random = _RandomState()
 
 
 def manual_seed(seed: int) -> np.random.Generator:
-    """Reseed the generator behind randn/rand and nn.Linear's initial weights."""
+    """Reseed the generator behind randn/rand, and torch's stream that the layers'
+    initial weights are drawn from (micrograd.tensors.random)."""
+    streams.manual_seed(seed)
     _random.generator = np.random.default_rng(seed)
     return _random.generator
 
