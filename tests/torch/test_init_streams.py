@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
 
 torch = require_module("torch")
@@ -213,7 +212,7 @@ def test_random_split_takes_torchs_permutation(lengths):
 
 
 def test_a_wrong_generator_is_refused_with_what_is_expected():
-    with pytest.raises(TypeError, match="torch.Generator"):
+    with pytest.raises(TypeError, match=r"torch\.Generator"):
         our_init.normal_(mt.zeros(3, dtype=mt.float32), generator=12)
-    with pytest.raises(TypeError, match="torch.Generator"):
+    with pytest.raises(TypeError, match=r"torch\.Generator"):
         our_data.DataLoader([1, 2], shuffle=True, generator="seed")

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.tensors import random as streams
 from micrograd.tensors import Tensor
+from micrograd.tensors import random as streams
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
