@@ -21,7 +21,8 @@ nbformat = require_module("nbformat")
 
 def test_there_are_the_example_notebooks():
     assert [p.name for p in EXAMPLES] == ["01_lecture.ipynb", "02_moons.ipynb",
-                                          "03_tensors.ipynb", "04_check_your_engine.ipynb"]
+                                          "03_tensors.ipynb", "04_check_your_engine.ipynb",
+                                          "05_makemore.ipynb"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
