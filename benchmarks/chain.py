@@ -24,7 +24,6 @@ import sys
 import time
 
 from benchmarks.common import emit, engine_origin
-
 from micrograd.engine import Value
 
 
@@ -72,7 +71,8 @@ def run(n: int, gc_stats: bool = False) -> dict:
     wall, cpu = time.perf_counter(), time.process_time()
     out = build_chain(x0, n)
     build, cpu_build = time.perf_counter() - wall, time.process_time() - cpu
-    collections = [now - before for now, before in zip(collections_so_far(), collections_before)]
+    collections = [now - before
+                   for now, before in zip(collections_so_far(), collections_before, strict=True)]
     if gc_stats:
         gc.callbacks.remove(clock)
     wall, cpu = time.perf_counter(), time.process_time()

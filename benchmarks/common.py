@@ -7,8 +7,8 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
 SRC = ROOT / "src"  # our micrograd

@@ -1,4 +1,6 @@
-"""Write the moons notebook's 100 points as plain JSON lists: `python -m benchmarks.moons_data PATH`.
+"""Write the moons notebook's 100 points as plain JSON lists.
+
+Usage: `python -m benchmarks.moons_data PATH`.
 
 A subprocess of its own, so the driver never imports scikit-learn (whose ~100 MiB would be
 counted in the peak RSS of every process the driver starts afterwards).

@@ -57,15 +57,15 @@ def loss(batch_size=None):
     scores = list(map(model, inputs))
 
     # svm "max-margin" loss
-    losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(yb, scores)]
+    losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(yb, scores, strict=True)]
     data_loss = sum(losses) * (1.0 / len(losses))
     # L2 regularization
     alpha = 1e-4
-    reg_loss = alpha * sum((p * p for p in model.parameters()))
+    reg_loss = alpha * sum(p * p for p in model.parameters())
     total_loss = data_loss + reg_loss
 
     # also get accuracy
-    accuracy = [(yi > 0) == (scorei.data > 0) for yi, scorei in zip(yb, scores)]
+    accuracy = [(yi > 0) == (scorei.data > 0) for yi, scorei in zip(yb, scores, strict=True)]
     return total_loss, sum(accuracy) / len(accuracy)
 
 

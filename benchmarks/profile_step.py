@@ -10,6 +10,7 @@ change (the walk is timed by a separate extra walk, so it is not double counted)
 from __future__ import annotations
 
 import gc
+import itertools
 import random
 import statistics
 import sys
@@ -54,9 +55,9 @@ def main(steps: int) -> None:
         t.append(clock())
         scores = list(map(model, inputs))
         t.append(clock())
-        losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(y, scores)]
+        losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(y, scores, strict=True)]
         data_loss = sum(losses) * (1.0 / len(losses))
-        reg_loss = 1e-4 * sum((p * p for p in model.parameters()))
+        reg_loss = 1e-4 * sum(p * p for p in model.parameters())
         total_loss = data_loss + reg_loss
         t.append(clock())
         model.zero_grad()
@@ -72,7 +73,7 @@ def main(steps: int) -> None:
         w1 = clock()
         del total_loss  # frees the whole graph (reference counting)
         t.append(clock())
-        for name, a, b in zip(PHASES, t, t[1:]):
+        for name, (a, b) in zip(PHASES, itertools.pairwise(t), strict=True):
             times[name].append(b - a)
         times["walk (extra)"].append(w1 - w0)
         times["free"][-1] -= w1 - w0
@@ -83,7 +84,8 @@ def main(steps: int) -> None:
           f"{nodes} nodes walked by backward per step")
     print(f"{'phase':<22}{'median ms':>10}{'mean ms':>10}")
     for name, values in times.items():
-        print(f"{name:<22}{statistics.median(values) * 1e3:>10.2f}{statistics.mean(values) * 1e3:>10.2f}")
+        median_ms, mean_ms = statistics.median(values) * 1e3, statistics.mean(values) * 1e3
+        print(f"{name:<22}{median_ms:>10.2f}{mean_ms:>10.2f}")
     for g in (0, 1, 2):
         print(f"gc generation {g}: {gc_count[g] / steps:6.2f} collections/step, "
               f"{gc_time[g] / steps * 1e3:6.2f} ms/step")

@@ -16,7 +16,9 @@ NOT_AVAILABLE = "not available"
 # --- small formatting helpers --------------------------------------------------------------
 
 def ms(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds * 1000:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    if seconds is None:
+        return "—"
+    return f"{seconds * 1000:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
 def sec(seconds: float | None) -> str:
@@ -64,8 +66,9 @@ def step_time(run: dict) -> float:
 
 
 def max_relative_difference(a: list[float], b: list[float]) -> float:
+    """Over the steps both runs have: a run stopped early is compared as far as it went."""
     worst = 0.0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         scale = max(abs(x), abs(y))
         if scale:
             worst = max(worst, abs(x - y) / scale)
@@ -86,7 +89,8 @@ def w1_section(w1: dict, targets: dict, published: dict, summary: list) -> str:
     for name, runs, t in (("micrograd (this repo)", ours, t_ours),
                           ("micrograd 0.1.0", theirs, t_theirs)):
         if not runs:
-            rows.append([name, "—", "—", "—", "—", "—", "—", _error(w1.get("ours" if "this" in name else "baseline", []))])
+            failed = w1.get("ours" if "this" in name else "baseline", [])
+            rows.append([name, "—", "—", "—", "—", "—", "—", _error(failed)])
             continue
         per_run = ", ".join(ms(step_time(r)) for r in runs)
         first = runs[0]
@@ -135,7 +139,8 @@ def w1_section(w1: dict, targets: dict, published: dict, summary: list) -> str:
 def w5_section(w5: dict, w1: dict, targets: dict, summary: list) -> str:
     out = ["## W5 — peak memory (RSS) of W1", "",
            "Peak RSS (Linux `VmHWM`; `ru_maxrss` would include the parent's RSS at fork) of a "
-           "process that runs the notebook's training, one process per engine. The measured processes get the moons points as plain lists, so neither "
+           "process that runs the notebook's training, one process per engine. The measured "
+           "processes get the moons points as plain lists, so neither "
            "imports numpy or scikit-learn (importing scikit-learn alone costs ~100 MiB, the "
            "same for both engines); the notebook-as-is processes of W1 are shown too.", ""]
     if "error" in w5:
@@ -156,7 +161,8 @@ def w5_section(w5: dict, w1: dict, targets: dict, summary: list) -> str:
     out.append(table(["engine", "steps", "RSS before training", "peak RSS",
                       "peak RSS, notebook as is (W1)", "growth during training"], rows))
     share = peaks["ours"] / peaks["baseline"] if len(peaks) == 2 else None
-    out += ["", f"**Peak RSS ratio: {share:.2f}**" if share is not None else "**Peak RSS ratio: —**",
+    out += ["",
+            f"**Peak RSS ratio: {share:.2f}**" if share is not None else "**Peak RSS ratio: —**",
             f"(target ≤ {targets['W5']:.2f})."]
     summary.append(["W5", "≤ 1/3 of micrograd 0.1.0's peak RSS",
                     f"{share:.2f} ({mib(peaks.get('ours'))} vs {mib(peaks.get('baseline'))})"
@@ -215,8 +221,10 @@ def w4_section(w4: dict, targets: dict, summary: list) -> str:
     if base:
         if _ok(base):
             first = base["runs"][0]
-            what = first.get("error") or f"build {sec(first['build'])}, backward {sec(first.get('backward'))}"
-            out += ["", f"micrograd 0.1.0 on {small:,} ops: {what} (its topological sort is recursive)."]
+            what = (first.get("error")
+                    or f"build {sec(first['build'])}, backward {sec(first.get('backward'))}")
+            out += ["", f"micrograd 0.1.0 on {small:,} ops: {what} "
+                        "(its topological sort is recursive)."]
         else:
             out += ["", f"micrograd 0.1.0 on {small:,} ops: {base.get('error')}."]
     summary.append(["W4", f"{big:,} ops ≤ {targets['W4']:.0f}× the time of {small:,}",
@@ -310,11 +318,14 @@ def machine_section(context: dict) -> str:
         ["numpy", m.get("numpy", "?")], ["numpy BLAS (build)", m.get("numpy_blas_build", "?")],
         ["BLAS that ran (threadpoolctl)", str(blas)],
         ["OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE",
-         ("unset for the benchmark processes (were: " + ", ".join(f"{k}={v}" for k, v in unset.items()) + ")")
+         ("unset for the benchmark processes (were: "
+          + ", ".join(f"{k}={v}" for k, v in unset.items()) + ")")
          if unset else "not set"],
-        ["PyTorch", f"{m.get('torch', '?')} (default threads: {m.get('torch_default_threads', '?')})"],
+        ["PyTorch",
+         f"{m.get('torch', '?')} (default threads: {m.get('torch_default_threads', '?')})"],
         ["baseline", context.get("baseline_note", "?")],
-        ["load average before / after", f"{context.get('load_before')} / {context.get('load_after')}"],
+        ["load average before / after",
+         f"{context.get('load_before')} / {context.get('load_after')}"],
         ["commit", context.get("git", "?")],
     ]
     return "## Machine\n\n" + table(["", ""], rows)

@@ -55,7 +55,7 @@ class Plan:
     tensor_rounds: int
 
     @classmethod
-    def make(cls, quick: bool) -> "Plan":
+    def make(cls, quick: bool) -> Plan:
         if quick:
             return cls(True, 3, 1, 2, 1, (1_000, 10_000), 1, 1)
         # W2/W3 steps take well under a millisecond on a shared machine: 5 rounds of
@@ -105,7 +105,8 @@ def run_json(module: str, args: list, engine_dir: Path, timeout: float) -> dict:
 def ensure_baseline(quick: bool) -> tuple[Path | None, str]:
     """micrograd 0.1.0 from PyPI in a folder of its own (it shares our import name)."""
     if (BASELINE_DIR / "micrograd" / "engine.py").exists():
-        return BASELINE_DIR, f"micrograd {BASELINE_VERSION} from PyPI (cached in {_rel(BASELINE_DIR)})"
+        return (BASELINE_DIR,
+                f"micrograd {BASELINE_VERSION} from PyPI (cached in {_rel(BASELINE_DIR)})")
     log(f"installing micrograd=={BASELINE_VERSION} into {_rel(BASELINE_DIR)}")
     command = [
         sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
@@ -118,7 +119,8 @@ def ensure_baseline(quick: bool) -> tuple[Path | None, str]:
     if done.returncode != 0 or not (BASELINE_DIR / "micrograd" / "engine.py").exists():
         reason = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
         return None, f"micrograd {BASELINE_VERSION} not available: {reason}"
-    return BASELINE_DIR, f"micrograd {BASELINE_VERSION} from PyPI (installed into {_rel(BASELINE_DIR)})"
+    return (BASELINE_DIR,
+            f"micrograd {BASELINE_VERSION} from PyPI (installed into {_rel(BASELINE_DIR)})")
 
 
 def _rel(path: Path) -> str:
@@ -151,12 +153,14 @@ def run_w5(plan: Plan, baseline: Path | None, scratch: Path) -> dict:
     data = scratch / "moons.json"
     made = run_json("moons_data", [data], SRC, 300)
     if "error" in made:
-        return {"error": f"could not make the moons data (needs numpy, scikit-learn): {made['error']}"}
+        return {"error": "could not make the moons data (needs numpy, scikit-learn): "
+                         f"{made['error']}"}
     log(f"W5 peak RSS, ours, {plan.w1_steps} steps")
     result = {"ours": run_json("moons_notebook", [plan.w1_steps, data], SRC, 900)}
     if baseline is not None:
         log(f"W5 peak RSS, micrograd {BASELINE_VERSION}, {plan.w1_baseline_steps} steps")
-        result["baseline"] = run_json("moons_notebook", [plan.w1_baseline_steps, data], baseline, 3600)
+        result["baseline"] = run_json("moons_notebook", [plan.w1_baseline_steps, data],
+                                      baseline, 3600)
     return result
 
 
@@ -198,7 +202,8 @@ def run_tensor(plan: Plan) -> dict:
 # --- main --------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny step counts (CI smoke run)")
     parser.add_argument("--output", type=Path, help="where to write the markdown report")
     parser.add_argument(

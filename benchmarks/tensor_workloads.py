@@ -73,7 +73,7 @@ class MicrogradEngine:
     def __init__(self, threads: str):
         import micrograd
         from micrograd import tensors
-        from micrograd.tensors import functional, nn  # noqa: F401  (fails: "not available")
+        from micrograd.tensors import functional, nn
 
         # The tuning a training script asks for explicitly (it changes the process's malloc,
         # so micrograd no longer does it on import): see docs/tensors.md.

@@ -160,7 +160,7 @@ def assert_twin(fn, xs, rel: float = 1e-12):
     out, grads = run_ours(fn, xs)
     t_out, t_grads = run_torch(fn, xs)
     assert same_float(out, t_out, rel), f"forward at {xs}: ours {out!r}, torch {t_out!r}"
-    for i, (g, tg) in enumerate(zip(grads, t_grads)):
+    for i, (g, tg) in enumerate(zip(grads, t_grads, strict=True)):
         assert same_float(g, tg, rel, floor=1e-14), f"d/dx{i} at {xs}: ours {g!r}, torch {tg!r}"
     return out, grads
 

@@ -1,5 +1,7 @@
 """micrograd: a tiny, correct and fast autograd engine for learning backpropagation."""
 
+from typing import Any
+
 from micrograd.autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad
 from micrograd.engine import Value, define_op, weighted_sum
 
@@ -41,7 +43,7 @@ _TORCH_PATHS = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _TENSOR_NAMES:
         import importlib
 

@@ -22,7 +22,7 @@ import contextlib
 import functools
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -122,7 +122,7 @@ def detect_anomaly() -> contextlib.AbstractContextManager[None]:
     return _mode_block("anomaly", True)
 
 
-def topological_order(root: Any) -> list:
+def topological_order(root: Any) -> list[Any]:
     """Every node `root` depends on, each after all of its inputs (iterative DFS post-order).
 
     The same order as the lecture's recursive build_topo, but with an explicit stack, so a
@@ -146,8 +146,13 @@ def topological_order(root: Any) -> list:
     return order
 
 
-def backward(root: Any, seed: Any, zero: Any) -> None:
+def backward(root: Any, seed: Any, zero: Any,
+             check: Callable[[list], bool] | None = None) -> None:
     """Run the chain rule from `root` back to the leaves.
+
+    `check(order)`, if given, sees the nodes about to run first: it may raise, or rewire
+    the graph and return True to have the order worked out again (the Tensor engine's
+    version counters, for values changed in place).
 
     Gradients of leaves accumulate (+=) across calls, as in PyTorch: calling backward twice
     gives twice the gradient. Gradients of intermediate nodes are reset to `zero` first, so
@@ -156,6 +161,9 @@ def backward(root: Any, seed: Any, zero: Any) -> None:
     """
     with _cyclic_gc_paused():
         order = _nodes_to_run(root)
+        if check is not None:
+            while check(order):
+                order = _nodes_to_run(root)
         for node in order:
             node.grad = zero
         if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates
@@ -174,7 +182,7 @@ def backward(root: Any, seed: Any, zero: Any) -> None:
 # order as topological_order(). Everything below is about doing that walk cheaply.
 # ---------------------------------------------------------------------------------------
 
-def _nodes_to_run(root: Any) -> list:
+def _nodes_to_run(root: Any) -> list[Any]:
     """The nodes with a `_grad_fn` that `root` depends on, root included, in topological order.
 
     Exactly topological_order()'s order with the leaves left out (so bit-for-bit the same
@@ -190,10 +198,11 @@ class _NotHashedByIdentity(Exception):
     pass
 
 
-_identity_hash = object.__hash__
+# the slot function of every class that keeps object's hash (Value, Tensor)
+_identity_hash: Callable[..., int] = object.__hash__
 
 
-def _interior_postorder(root: Any) -> list:
+def _interior_postorder(root: Any) -> list[Any]:
     """The DFS of topological_order(), made cheap for big graphs:
 
     - leaves (most edges of a neural net: weights and inputs) are never pushed or
@@ -256,7 +265,7 @@ def _cyclic_gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _backward_checked(order: list) -> None:
+def _backward_checked(order: list[Any]) -> None:
     """The backward loop of detect_anomaly(): check every gradient an op produces."""
     for node in reversed(order):
         if node._grad_fn is None:
@@ -271,7 +280,9 @@ def _backward_checked(order: list) -> None:
                 )
 
 
-def check_forward(op: str, result: Any, inputs: tuple, is_finite) -> None:
+def check_forward(
+    op: str, result: Any, inputs: tuple[Any, ...], is_finite: Callable[[Any], bool]
+) -> None:
     """detect_anomaly()'s forward check: raise if `op` produced nan/inf."""
     if not is_finite(result):
         raise FloatingPointError(
@@ -279,7 +290,7 @@ def check_forward(op: str, result: Any, inputs: tuple, is_finite) -> None:
         )
 
 
-def _describe(nodes: tuple) -> str:
+def _describe(nodes: tuple[Any, ...]) -> str:
     return ", ".join(repr(getattr(n, "data", n)) for n in nodes)
 
 

@@ -6,6 +6,7 @@
                     [--timeout S]
     micrograd trace "EXPR" a=2 b=-3 ...
     micrograd check PATH[:ClassName] [--json] [--junit FILE] [--timeout S] [--require OPS]
+                    [--strict] [--backward NAME] [--data ATTR] [--grad ATTR]
     micrograd run SCRIPT.py [ARGS...]    (a PyTorch script, its `import torch` on micrograd)
 """
 
@@ -17,7 +18,7 @@ import os
 import sys
 import tempfile
 import warnings
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from micrograd.viz.dot import DOT_TIMEOUT  # imports no optional package
 
@@ -133,7 +134,8 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist",
                                               "names", "gpt"])
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
-    demo.add_argument("--steps", type=int, default=None, help="training steps (default: the demo's)")
+    demo.add_argument("--steps", type=int, default=None,
+                      help="training steps (default: the demo's)")
     demo.add_argument("--seed", type=seed_number, default=None,
                       help=f"random seed, 0 to {MAX_SEED} (default: the demo's)")
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
@@ -171,18 +173,27 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
         "check", help="diagnose the bugs in your own micrograd engine",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="exit status:\n"
-               "  0  no probe failed or errored (WARN results and MISSING ops are allowed)\n"
+               "  0  no probe failed or errored (LIMIT, WARN and MISSING are allowed)\n"
                "  1  at least one probe FAILED (a bug; also a missing op named in --require)\n"
-               "     or hit an ERROR (the file could not be loaded, or a probe hung)\n"
+               "     or hit an ERROR (the file could not be loaded, or a probe hung);\n"
+               "     with --strict, also a LIMIT\n"
                "  2  bad path or option\n"
                "  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): nothing is left running\n"
-               "WARN is a note about the file, not the engine: a top-level statement or a\n"
-               "notebook cell that raised or ran too long (the rest of the file still runs,\n"
-               "as in a notebook), an MLP the checker cannot compare. Everything the engine\n"
-               "gets wrong is a FAIL, including what the lecture's engine and micrograd 0.1.0\n"
-               "get wrong too (a recursive sort too deep for a 2,000-op chain, stale\n"
-               "gradients on a second backward()).")
+               "LIMIT is what the lecture's engine and micrograd 0.1.0 do too, by design: a\n"
+               "recursive sort too deep for a 2,000-op chain, stale intermediate gradients on\n"
+               "a second backward(), the tanh formula overflowing at large |x|. WARN is a note\n"
+               "about the file, not the engine: a top-level statement or a notebook cell that\n"
+               "raised or ran too long (the rest of the file still runs, as in a notebook).")
     check.add_argument("path", help="your engine: file.py or file.py:ClassName")
+    check.add_argument("--strict", action="store_true",
+                       help="the lecture's design limits (LIMIT) fail too (exit 1)")
+    check.add_argument("--backward", metavar="NAME", default=None,
+                       help="the backward entry: a method name (root.NAME()) or a module "
+                            "function NAME(root); default: found by name")
+    check.add_argument("--data", metavar="ATTR", default=None,
+                       help="the attribute that holds a node's number (default: found)")
+    check.add_argument("--grad", metavar="ATTR", default=None,
+                       help="the attribute that holds a node's gradient (default: found)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
     check.add_argument("--timeout", type=float, default=20.0, metavar="S",
@@ -223,7 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from micrograd.check import run_check
 
             return run_check(args.path, as_json=args.json, junit=args.junit,
-                             timeout=args.timeout, require=args.require)
+                             timeout=args.timeout, require=args.require, strict=args.strict,
+                             api={"backward": args.backward, "data": args.data,
+                                  "grad": args.grad})
     except BrokenPipeError:  # e.g. `micrograd trace ... | head`: the reader has gone
         sys.stderr.close()
         return 0

@@ -374,9 +374,9 @@ def mnist_paths(data_dir: str | os.PathLike[str] | None = None) -> dict[str, Pat
         else:
             missing.append(name + "[.gz]")
     if missing:
+        needed = ", ".join(n for n, _ in MNIST_FILES.values())
         raise FileNotFoundError(f"--data {str(folder)!r} lacks MNIST's {', '.join(missing)}; "
-                                f"it needs the four files {', '.join(n for n, _ in MNIST_FILES.values())} "
-                                f"(gzip-compressed or not)")
+                                f"it needs the four files {needed} (gzip-compressed or not)")
     return paths
 
 

@@ -31,13 +31,13 @@ import operator
 import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Protocol, TypeGuard
 
 from micrograd import _floats, autograd
 from micrograd._floats import divide, domain, power
 from micrograd.autograd import modes
 
-Number = Union[int, float]
+Number = int | float
 inf, nan = math.inf, math.nan
 
 
@@ -85,7 +85,9 @@ OPS: Mapping[str, OpInfo] = types.MappingProxyType(_ops)
 """Every built-in scalar op by its `_op` name (`"**k"` stands for `**2`, `**-1`, ...)."""
 
 
-def _op(name: str, arity: int, forward: str, *derivatives: str) -> Callable:
+def _op(
+    name: str, arity: int, forward: str, *derivatives: str
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register the decorated backward step as op `name`'s, with its formulas."""
     def register(backward: Callable[..., None]) -> Callable[..., None]:
         _ops[name] = OpInfo(name, arity, forward, derivatives, backward)
@@ -119,12 +121,12 @@ def _as_float(data: object) -> float:
         try:
             return float(data)
         except OverflowError:  # an int too large for a float
-            return inf if data > 0 else -inf  # (copysign would convert the int: overflow)
+            return -inf if data < 0 else inf  # (copysign would convert the int: overflow)
     if _is_scalar_like(data):  # np.bool_, np.float32(2), np.array(1.5), torch.tensor(2.)
-        return _as_float(data.item())  # type: ignore[attr-defined]
+        return _as_float(data.item())
     if hasattr(data, "__index__"):  # an int-like type of someone else's
         try:
-            return _as_float(operator.index(data))  # type: ignore[arg-type]
+            return _as_float(operator.index(data))
         except TypeError:  # e.g. a numpy array with elements: refused below
             pass
     raise TypeError(
@@ -132,7 +134,11 @@ def _as_float(data: object) -> float:
     )
 
 
-def _is_scalar_like(x: object) -> bool:
+class _HasItem(Protocol):
+    def item(self) -> object: ...
+
+
+def _is_scalar_like(x: object) -> TypeGuard[_HasItem]:
     """A numpy scalar or 0-d array (or anything with .item() and ndim 0), duck-typed: this
     module must not import numpy. Its item() is then checked like any other number."""
     return getattr(x, "ndim", None) == 0 and callable(getattr(x, "item", None))
@@ -145,7 +151,9 @@ class Value:
     # lecture's class. It costs nothing until used: CPython creates the dict on first write.
     __slots__ = ("__dict__", "__weakref__", "_grad_fn", "_op", "_prev", "data", "grad", "label")
 
-    def __init__(self, data: Number, _children: tuple = (), _op: str = "", label: str = ""):
+    def __init__(
+        self, data: Number, _children: tuple[Value, ...] = (), _op: str = "", label: str = ""
+    ):
         if type(data) is not float:
             data = _as_float(data)
         self.data = data
@@ -170,17 +178,17 @@ class Value:
     # --- the two ops the lecture starts with --------------------------------------------
 
     def __add__(self, other: Value | Number) -> Value:
-        other = _as_value(other)
-        if other is NotImplemented:
+        operand = _as_value(other)
+        if operand is None:
             return NotImplemented
-        out = Value(self.data + other.data, (self, other), "+")
+        out = Value(self.data + operand.data, (self, operand), "+")
         return out._attach(_add_backward)
 
     def __mul__(self, other: Value | Number) -> Value:
-        other = _as_value(other)
-        if other is NotImplemented:
+        operand = _as_value(other)
+        if operand is None:
             return NotImplemented
-        out = Value(self.data * other.data, (self, other), "*")
+        out = Value(self.data * operand.data, (self, operand), "*")
         return out._attach(_mul_backward)
 
     def __pow__(self, other: Value | Number) -> Value:
@@ -296,7 +304,7 @@ class Value:
 
     def __rpow__(self, other: Number) -> Value:  # other ** self
         base = _as_value(other)
-        return NotImplemented if base is NotImplemented else base ** self
+        return NotImplemented if base is None else base ** self
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
@@ -432,7 +440,7 @@ class _HandWrittenBackward:
     __reduce__ = __reduce_ex__ = __deepcopy__ = __copy__ = _refuse
 
 
-def _flatten_graph(root: Value) -> list[tuple]:
+def _flatten_graph(root: Value) -> list[tuple[Any, ...]]:
     """The computed nodes of root's graph, inputs first, each as plain fields; an input is
     the index of an earlier record or, for a leaf, the leaf itself."""
     index: dict[int, int] = {}
@@ -448,7 +456,7 @@ def _flatten_graph(root: Value) -> list[tuple]:
     return records
 
 
-def _rebuild_graph(records: list[tuple]) -> Value:
+def _rebuild_graph(records: list[tuple[Any, ...]]) -> Value:
     """The inverse of _flatten_graph: the graph again, its root last."""
     nodes: list[Value] = []
     for cls, data, grad, label, op, grad_fn, inputs, extra in records:
@@ -471,13 +479,14 @@ def _is_operand(x: object) -> bool:
             or _is_scalar_like(x))
 
 
-def _as_value(x: object) -> Value:
-    """Wrap a plain number so that `a + 2` works; NotImplemented for anything else."""
+def _as_value(x: object) -> Value | None:
+    """Wrap a plain number so that `a + 2` works; None for anything else (the caller then
+    returns NotImplemented, so Python tries the other operand's method)."""
     if isinstance(x, Value):
         return x
     if _is_operand(x):
-        return Value(x)
-    return NotImplemented
+        return Value(_as_float(x))
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -498,7 +507,7 @@ def weighted_sum(
     if len(xs) != len(weights):
         raise ValueError(f"weighted_sum: {len(weights)} weights but {len(xs)} inputs")
     act = bias.data
-    for w, x in zip(weights, xs):
+    for w, x in zip(weights, xs, strict=True):
         act += w.data * x.data
     out = Value(act, (*weights, *xs, bias), "w·x+b")
     return out._attach(_weighted_sum_backward)
@@ -526,7 +535,7 @@ def _weighted_sum_backward(out: Value) -> None:
         x.grad += w.data * g
 
 
-def _call_user(name: str, what: str, function: Callable, xs: list) -> Any:
+def _call_user(name: str, what: str, function: Callable[..., Any], xs: list[float]) -> Any:
     """function(*xs) for a custom op; Python's math errors said in the op's terms."""
     try:
         return function(*xs)
@@ -552,7 +561,7 @@ class _CustomOpBackward:
 
     __slots__ = ("derivative", "info")
 
-    def __init__(self, info: OpInfo, derivative: Callable[..., float | tuple]):
+    def __init__(self, info: OpInfo, derivative: Callable[..., float | tuple[float, ...]]):
         self.info = info
         self.derivative = derivative
 
@@ -566,13 +575,13 @@ class _CustomOpBackward:
             raise ValueError(
                 f"derivative of {name} returned {len(partials)} partials for {len(inputs)} inputs"
             )
-        for a, d in zip(inputs, partials):
+        for a, d in zip(inputs, partials, strict=True):
             a.grad += d * out.grad
 
-    def __deepcopy__(self, memo: dict) -> _CustomOpBackward:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _CustomOpBackward:
         return self  # holds no node: the copy's backward reads the copied out._prev
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         qualname = getattr(self.derivative, "__qualname__", "")
         if "<lambda>" in qualname or "<locals>" in qualname:
             raise TypeError(
@@ -587,7 +596,7 @@ class _CustomOpBackward:
 def define_op(
     name: str,
     forward: Callable[..., float],
-    derivative: Callable[..., float | tuple],
+    derivative: Callable[..., float | tuple[float, ...]],
 ) -> Callable[..., Value]:
     """Make a new differentiable op from its forward function and its local derivative.
 
@@ -603,12 +612,14 @@ def define_op(
     backward = _CustomOpBackward(info, derivative)
 
     def op(*args: Value | Number) -> Value:
-        inputs = tuple(a if isinstance(a, Value) else _as_value(a) for a in args)
-        if any(a is NotImplemented for a in inputs):
-            bad = next(a for a in args if _as_value(a) is NotImplemented)
-            raise TypeError(f"{name}() takes Values or numbers, got {type(bad).__name__}")
+        inputs: list[Value] = []
+        for a in args:
+            operand = _as_value(a)
+            if operand is None:
+                raise TypeError(f"{name}() takes Values or numbers, got {type(a).__name__}")
+            inputs.append(operand)
         xs = [a.data for a in inputs]
-        out = Value(_as_float(_call_user(name, "forward", forward, xs)), inputs, name)
+        out = Value(_as_float(_call_user(name, "forward", forward, xs)), tuple(inputs), name)
         return out._attach(backward)
 
     op.__name__ = op.__qualname__ = name

@@ -66,7 +66,7 @@ def gradcheck(
         a.grad = 0.0
     out = _call(f, args)
     out.backward()
-    mismatches = []
+    mismatches: list[tuple[int, float, float, float]] = []
     for i, a in enumerate(args):
         numeric = numerical_grad(f, args, i, h)
         error = abs(a.grad - numeric)
@@ -77,7 +77,14 @@ def gradcheck(
     return True
 
 
-def _report(f, args, out, mismatches, tol, rtol) -> str:
+def _report(
+    f: Callable[..., Value],
+    args: Sequence[Value],
+    out: Value,
+    mismatches: list[tuple[int, float, float, float]],
+    tol: float,
+    rtol: float,
+) -> str:
     name = getattr(f, "__name__", repr(f))
     allowed = f"tol {tol:g}" + (f" + rtol {rtol:g} * |numeric|" if rtol else "")
     inputs = ", ".join(f"{a.data!r}" for a in args)

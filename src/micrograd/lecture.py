@@ -60,7 +60,7 @@ for _name in ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__", "__rpow__
               "__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__abs__",
               "relu", "exp", "log", "sigmoid", "sqrt", "sin", "cos"):
     setattr(Value, _name, _keeps_lecture_class(_name))
-Value.abs = Value.__abs__  # type: ignore[method-assign]
+Value.abs = Value.__abs__
 
 
 class Neuron:
@@ -71,7 +71,8 @@ class Neuron:
         self.b = Value(random.uniform(-1, 1))
 
     def __call__(self, x: Sequence[Any]) -> Value:
-        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        # The lecture's zip, unchecked: extra inputs are ignored, as in the video.
+        act = sum((wi * xi for wi, xi in zip(self.w, x, strict=False)), self.b)
         out = act.tanh()
         return out
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from typing import Any, Union
+from typing import Any
 
 from micrograd._floats import sigmoid
 from micrograd.engine import Value, define_op
 
-Number = Union[int, float]
-Scalar = Union[Value, Number]
+Number = int | float
+Scalar = Value | Number
 
 __all__ = [
     "cross_entropy",
@@ -60,7 +60,7 @@ def logsumexp(values: Sequence[Scalar]) -> Value:
         raise ValueError("logsumexp needs at least one value, got an empty list")
     m = max(z.data for z in zs)
     shift = m if math.isfinite(m) else 0.0  # all -inf, or an inf: nothing to shift
-    return sum((z - shift).exp() for z in zs).log() + shift
+    return _sum((z - shift).exp() for z in zs).log() + shift
 
 
 # --- regression and binary classification ------------------------------------------------
@@ -74,7 +74,7 @@ def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
         diff = predictions - targets
         return _reduce_node(diff * diff, reduction)
     preds, ts = _pair(predictions, targets, "mse", "predictions", "targets")
-    return _reduce([(p - t) ** 2 for p, t in zip(preds, ts)], reduction)
+    return _reduce([(p - t) ** 2 for p, t in zip(preds, ts, strict=True)], reduction)
 
 
 def hinge_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
@@ -86,10 +86,10 @@ def hinge_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
     ss, ys = _pair(scores, labels, "hinge_loss", "scores", "labels")
     ys = [_sign_label(y, "hinge_loss") for y in ys]
     # Written as the moons notebook writes it, (1 + -y*s).relu(), for bit-identical numbers.
-    return _reduce([(1 + -y * s).relu() for s, y in zip(ss, ys)], reduction)
+    return _reduce([(1 + -y * s).relu() for s, y in zip(ss, ys, strict=True)], reduction)
 
 
-def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Value | list[Value]:
+def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
     """Binary logistic loss: (1/n) sum log(1 + e^(-y_i s_i)) = softplus(-y s), labels +1/-1 or 0/1.
 
     Equals binary cross-entropy of sigmoid(s), but is finite for any score (s = +-1000 too).
@@ -97,10 +97,11 @@ def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Value | 
     _check_reduction(reduction)
     if _is_array_node(scores):
         labels = _sign_labels_for(scores, labels, "logistic_loss")
-        return _reduce_node(_softplus_composed(-(labels * scores)), reduction)  # labels may be a list
+        # labels may be a list
+        return _reduce_node(_softplus_composed(-(labels * scores)), reduction)
     ss, ys = _pair(scores, labels, "logistic_loss", "scores", "labels")
     ys = [_sign_label(y, "logistic_loss") for y in ys]
-    return _reduce([softplus(-y * s) for s, y in zip(ss, ys)], reduction)
+    return _reduce([softplus(-y * s) for s, y in zip(ss, ys, strict=True)], reduction)
 
 
 def _softplus_composed(z: Any) -> Any:
@@ -124,7 +125,8 @@ def cross_entropy(logits: Sequence[Any], target: Any, reduction: str = "mean") -
     _check_reduction(reduction)
     if not isinstance(target, (numbers.Number, str)) and hasattr(target, "__len__"):
         rows, targets = _pair(logits, list(target), "cross_entropy", "logits", "targets")
-        return _reduce([_cross_entropy_one(z, t) for z, t in zip(rows, targets)], reduction)
+        losses = [_cross_entropy_one(z, t) for z, t in zip(rows, targets, strict=True)]
+        return _reduce(losses, reduction)
     return _cross_entropy_one(logits, target)
 
 
@@ -138,14 +140,14 @@ def _cross_entropy_one(logits: Sequence[Scalar], target: Any) -> Value:
             f"cross_entropy: target must be an int class index, "
             f"got {type(target).__name__}: {target!r}"
         )
-    target = int(target)  # numpy integers too
-    if not 0 <= target < len(logits):
+    index = int(target)  # numpy integers too
+    if not 0 <= index < len(logits):
         raise ValueError(
-            f"cross_entropy: target {target} is out of range for {len(logits)} classes "
+            f"cross_entropy: target {index} is out of range for {len(logits)} classes "
             f"(expected 0..{len(logits) - 1})"
         )
     zs = [_as_value(z, "cross_entropy") for z in logits]
-    return logsumexp(zs) - zs[target]
+    return logsumexp(zs) - zs[index]
 
 
 # --- regularization ------------------------------------------------------------------------
@@ -172,7 +174,9 @@ def _as_value(x: Any, where: str) -> Value:
     raise TypeError(f"{where}: expected Values or numbers, got {type(x).__name__}: {x!r:.60}")
 
 
-def _pair(a: Any, b: Any, where: str, a_name: str, b_name: str) -> tuple[list, list]:
+def _pair(
+    a: Any, b: Any, where: str, a_name: str, b_name: str
+) -> tuple[list[Any], list[Any]]:
     """Two equally long, non-empty lists; a clear error otherwise (zip would truncate)."""
     if isinstance(a, Value):
         a = [a]
@@ -196,7 +200,7 @@ def _sign_label(y: Any, where: str) -> float:
     raise ValueError(f"{where}: labels must be +1 or -1 (or 1 / 0), got {value!r}")
 
 
-def _nested_shape(x: Any) -> tuple:
+def _nested_shape(x: Any) -> tuple[int, ...]:
     """The shape of a number (()) or of nested lists of numbers."""
     if isinstance(x, (list, tuple)):
         return (len(x),) + (_nested_shape(x[0]) if x else ())
@@ -242,8 +246,17 @@ def _check_reduction(reduction: str) -> None:
 def _reduce(losses: list[Value], reduction: str) -> Value | list[Value]:
     if reduction == "none":
         return losses
-    total = sum(losses)
+    total = _sum(losses)
     return total if reduction == "sum" else total * (1.0 / len(losses))
+
+
+def _sum(values: Iterable[Value]) -> Value:
+    """sum(values) as Python builds it, 0 + v0 + v1 + ... (the lecture's graph), for the
+    non-empty lists the callers have checked: always a Value, never sum's int 0."""
+    total = sum(values)
+    if not isinstance(total, Value):
+        raise ValueError("expected at least one Value to add up, got none")
+    return total
 
 
 def _reduce_node(losses: Any, reduction: str) -> Any:

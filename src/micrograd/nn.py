@@ -13,7 +13,8 @@ the lecture's fine-grained graph, e.g. for pictures and the backward trace.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
+from typing import Any
 
 from micrograd._validate import check_positive_int
 from micrograd.engine import Number, Value, weighted_sum
@@ -58,7 +59,7 @@ class Neuron(Module):
         if self.fused:
             act = weighted_sum(self.w, x, self.b)
         else:
-            act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+            act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
         if self.activation == "relu":
             return act.relu()
         if self.activation == "tanh":
@@ -78,7 +79,7 @@ class Neuron(Module):
 class Layer(Module):
     """nout independent neurons reading the same input."""
 
-    def __init__(self, nin: int, nout: int, **kwargs):
+    def __init__(self, nin: int, nout: int, **kwargs: Any):
         check_positive_int("nout", nout)
         self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
 
@@ -136,9 +137,11 @@ class MLP(Module):
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
         _check_inputs("MLP", x, self.nin)
-        for layer in self.layers:
-            x = layer.forward(x)  # lists between layers: a 1-neuron hidden layer works
-        return x[0] if len(x) == 1 else x
+        first, *rest = self.layers  # the constructor made at least one
+        out = first.forward(x)
+        for layer in rest:
+            out = layer.forward(out)  # lists between layers: a 1-neuron hidden layer works
+        return out[0] if len(out) == 1 else out
 
     @property
     def nin(self) -> int:
@@ -153,13 +156,24 @@ class MLP(Module):
 
 def _check_inputs(who: str, x: object, n: int) -> None:
     """A model takes a list (or tuple, or array) of exactly n numbers or Values."""
-    try:
-        given = len(x)  # type: ignore[arg-type]
-    except TypeError:
+    given = _length(x)
+    if given is None:
         hint = " (one input is still a list: [x])" if n == 1 else ""
         raise TypeError(
             f"{who} expects a list of {n} input{'s' * (n != 1)} (numbers or Values), got "
             f"{type(x).__name__}{hint}"
-        ) from None
+        )
     if given != n:
         raise ValueError(f"{who} expects {n} inputs, got {given}")
+
+
+def _length(x: object) -> int | None:
+    """len(x), or None for what has no length (a number; a 0-d array, whose len() raises)."""
+    if isinstance(x, (list, tuple)):  # the common case, before the slower ABC check
+        return len(x)
+    if not isinstance(x, Sized):
+        return None
+    try:
+        return len(x)
+    except TypeError:
+        return None

@@ -74,7 +74,10 @@ def test_trace_of_an_expression_starting_with_minus(capsys, argv, grads):
 ])
 def test_graph_of_an_expression_starting_with_minus(tmp_path, capsys, before, after):
     out = str(tmp_path / "g.mmd")
-    fill = lambda args: [a.format(out=out) for a in args]  # noqa: E731
+
+    def fill(args):
+        return [a.format(out=out) for a in args]
+
     assert main(["graph", *fill(before), "-x*y", "x=2", "y=3", *fill(after)]) == 0, \
         capsys.readouterr().err
     mermaid = (tmp_path / "g.mmd").read_text()

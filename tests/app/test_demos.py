@@ -6,6 +6,7 @@ import random
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -77,7 +78,8 @@ def test_moons_demo_reproduces_the_notebooks_published_numbers_through_the_cli(
     # order), accuracy exactly; steps 0 and 99 also print the very same digits.
     assert run.losses == pytest.approx(NOTEBOOK_LOSSES, rel=1e-12)
     assert [a * 100 for a in run.accuracies] == NOTEBOOK_ACCURACIES
-    assert (repr(run.losses[0]), repr(run.losses[99])) == ("0.8958441028683222", "0.010978370135492717")
+    assert (repr(run.losses[0]), repr(run.losses[99])) == ("0.8958441028683222",
+                                                           "0.010978370135492717")
     stdout = capsys.readouterr().out
     assert "step  0  loss 0.895844  accuracy  50.0%" in stdout
     assert "step 99  loss 0.010978  accuracy 100.0%" in stdout
@@ -142,7 +144,7 @@ def test_tiny_demo_is_the_lectures_training_and_matches_pytorch():
 def test_step_callback_sees_every_step():
     seen = []
     run = demos.train_xor(steps=5, on_step=lambda k, loss, acc: seen.append((k, loss, acc)))
-    assert seen == list(zip(range(5), run.losses, run.accuracies))
+    assert seen == list(zip(range(5), run.losses, run.accuracies, strict=True))
 
 
 # --- through the command line ------------------------------------------------------------------
@@ -285,9 +287,9 @@ def test_plot_helpers_write_pngs_and_reject_bad_shapes(tmp_path):
     y = np.array([-1, 1, 1])
     path = plots.save_decision_boundary(lambda p: p[:, 0] + p[:, 1] - 0.5, X, y,
                                         tmp_path / "sub" / "b.png", step=0.1)
-    assert open(path, "rb").read(8) == PNG_SIGNATURE  # the folder was created
+    assert Path(path).read_bytes()[:8] == PNG_SIGNATURE  # the folder was created
     curve = plots.save_loss_curve([1.0, 0.5, 0.0], tmp_path / "c.png", accuracies=[0.5, 1.0, 1.0])
-    assert open(curve, "rb").read(8) == PNG_SIGNATURE  # a zero loss: linear axis, no crash
+    assert Path(curve).read_bytes()[:8] == PNG_SIGNATURE  # a zero loss: linear axis, no crash
     with pytest.raises(ValueError, match=r"X of shape \(n, 2\); got \(3, 1\)"):
         plots.save_decision_boundary(lambda p: p[:, 0], X[:, :1], y, tmp_path / "x.png")
     with pytest.raises(ValueError, match="3 losses but 2 accuracies"):

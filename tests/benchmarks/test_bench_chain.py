@@ -6,7 +6,6 @@ No timing assertions: only what the JSON says about the graph and Python's cycli
 from __future__ import annotations
 
 import gc
-
 import json
 import os
 import subprocess

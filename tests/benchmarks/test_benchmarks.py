@@ -96,7 +96,8 @@ def test_hand_written_part_of_an_existing_report_is_kept(tmp_path, monkeypatch):
     from benchmarks import report
 
     path = tmp_path / "benchmarks.md"
-    path.write_text(f"old tables\n{report.HAND_WRITTEN_MARKER}\n\n## Where the time went\n\nnotes\n")
+    path.write_text(
+        f"old tables\n{report.HAND_WRITTEN_MARKER}\n\n## Where the time went\n\nnotes\n")
     report.write(path, "# Benchmarks\n\nnew tables\n")
     text = path.read_text()
     assert "old tables" not in text

@@ -139,7 +139,7 @@ def test_ctrl_c_and_sigterm_stop_everything_and_remove_the_scratch_folder(tmp_pa
     lines = recorded(tmp_path)
     assert len(lines) >= 3, lines
     cli.send_signal(how)
-    out, err = cli.communicate(timeout=60)
+    _, err = cli.communicate(timeout=60)
     assert cli.returncode == code
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     pids = [int(lines[0]), int(lines[1])]

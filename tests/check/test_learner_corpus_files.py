@@ -62,7 +62,8 @@ def _check_expectation(name: str, expect: dict, lines: list[str]) -> None:
     assert expect["verdict"] == _verdict_from(expect["diagnoses"]), name
     # every fail or limit has a pointer; no pointer names a diagnosis that is not expected
     needs_line = {d for d, status in expect["diagnoses"].items() if status in ("fail", "limit")}
-    assert needs_line <= set(expect["lines"]), f"{name}: no line for {needs_line - set(expect['lines'])}"
+    lacking = needs_line - set(expect["lines"])
+    assert not lacking, f"{name}: no line for {lacking}"
     assert set(expect["lines"]) <= set(expect["diagnoses"]), name
     for diagnosis, pointer in expect["lines"].items():
         number, code = pointer["line"], pointer["code"]
@@ -173,7 +174,8 @@ def _probe_sum_axis(cls: type) -> bool:
 
 def _probe_mean(cls: type) -> bool:
     def build(T, x):
-        return ((x.mean(axis=0) * T(W4)).sum() + (x.mean(axis=1, keepdims=True) * T(W3.reshape(3, 1))).sum()
+        return ((x.mean(axis=0) * T(W4)).sum()
+                + (x.mean(axis=1, keepdims=True) * T(W3.reshape(3, 1))).sum()
                 + x.mean() * T(3.0))
     return _gradients_agree(cls, build, [_arr(3, 4)])
 
@@ -299,7 +301,7 @@ def _run_like_a_notebook(name: str) -> tuple[dict, dict[int, str]]:
         code = compile(ast.Module(body=[statement], type_ignores=[]), str(path), "exec",
                        flags=future_flags, dont_inherit=True)
         try:
-            exec(code, namespace)  # noqa: S102 -- a corpus file of this repo, run cell by cell
+            exec(code, namespace)  # a corpus file of this repo, run cell by cell
         except (ImportError, NameError) as error:
             raised[statement.lineno] = type(error).__name__
     return namespace, raised
@@ -416,7 +418,7 @@ def _second_backward_accumulates(engine: _Scalar) -> bool:
     engine.backward(y)
     first = engine.grad(a), engine.grad(b)
     engine.backward(y)
-    return all(math.isclose(engine.grad(v), 2 * g) for v, g in zip((a, b), first))
+    return all(math.isclose(engine.grad(v), 2 * g) for v, g in zip((a, b), first, strict=True))
 
 
 # diagnosis -> what must go wrong in the engine for the manifest to be right
@@ -447,7 +449,8 @@ def test_scalar_engine_faults_are_real_and_clean_engines_are_right(name: str) ->
         entry = entry["variants"]["torch-missing"]
     # the statements that fail are exactly those the manifest warns about (the annotation's
     # NameError surfaces at its class statement, the line `class-not-found` points at)
-    expected_raised = {pointer["line"]: STATEMENT_DIAGNOSES[d] for d, pointer in entry["lines"].items()
+    expected_raised = {pointer["line"]: STATEMENT_DIAGNOSES[d]
+                       for d, pointer in entry["lines"].items()
                        if d in STATEMENT_DIAGNOSES and d != "annotation-name-error"}
     if "annotation-name-error" in entry["diagnoses"]:
         expected_raised[entry["lines"]["class-not-found"]["line"]] = "NameError"

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from conftest import require_module
@@ -77,8 +78,9 @@ def test_reference_gradients_agree_with_pytorch(pid):
 
 
 def test_probes_take_keyword_fields_only():
+    make: Any = Probe  # typed Any: the call a type checker would reject is the test
     with pytest.raises(TypeError):
-        Probe("add", "ops", "a + b")  # type: ignore[misc]
+        make("add", "ops", "a + b")
 
 
 def _failed(pid, diagnosis, status="fail"):
@@ -208,9 +210,10 @@ def test_the_child_program_imports_only_the_standard_library():
 
     import micrograd.check.child as child
 
-    tree = ast.parse(Path(child.__file__).read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+    for path in (Path(child.__file__), Path(child.__file__).with_name("childlib.py")):
+        tree = ast.parse(path.read_text())
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module}
+        assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)

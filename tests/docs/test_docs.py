@@ -117,10 +117,10 @@ def test_the_tensor_bridge_example_prints_equal_pairs():
         assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15)
 
 
-def test_the_readme_tensor_example_leaves_numpy_grads_of_each_parameters_shape():
-    code = block_after(README, "## 3. Tensors, PyTorch-style") + (
-        "\nimport numpy as np\n"
-        "print(all(isinstance(p.grad, np.ndarray) and p.grad.shape == p.shape"
+def test_the_readme_tensor_example_leaves_tensor_grads_of_each_parameters_shape():
+    code = block_after(README, "## 3. Tensors, PyTorch-style") + (  # grads are Tensors, as torch's
+        "\nfrom micrograd.tensors import Tensor\n"
+        "print(all(isinstance(p.grad, Tensor) and p.grad.shape == p.shape"
         " for p in model.parameters()), len(model.parameters()))\n")
     ok, count = run_python(code, SRC).split()
     assert ok == "True" and count == "4"  # two Linear layers: a weight and a bias each

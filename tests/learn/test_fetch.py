@@ -57,7 +57,7 @@ def test_default_cache_is_the_platform_cache_folder(monkeypatch, tmp_path):
 
 def test_bad_checksum_deletes_the_download_and_says_so(http_server, tmp_path):
     http_server.files["data.bin"] = PAYLOAD + b"tampered"
-    with pytest.raises(DownloadError, match="SHA-256.*expected.*deleted"):
+    with pytest.raises(DownloadError, match=r"SHA-256.*expected.*deleted"):
         fetch(http_server.url + "data.bin", DIGEST, "data.bin", data_dir=tmp_path)
     assert list(tmp_path.iterdir()) == []
 

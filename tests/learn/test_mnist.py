@@ -124,7 +124,7 @@ def test_without_data_folder_the_files_are_downloaded_and_checked(tmp_path, monk
 def test_published_checksums_are_the_known_ones():
     # the SHA-256 sums of the four .gz files as published (and listed by torchvision and
     # TensorFlow's mirror): a typo here would make every real download fail
-    assert {name: digest for name, digest in datasets.MNIST_FILES.values()} == {
+    assert dict(datasets.MNIST_FILES.values()) == {
         "train-images-idx3-ubyte":
             "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
         "train-labels-idx1-ubyte":

@@ -115,8 +115,9 @@ def test_check_notebook_finds_the_bugs_then_passes(tmp_path):
     assert out[1].strip() == "3.0"  # b = a*3 + 1: right even with the bug
     assert out[2].startswith("1.0 ")  # a + a: the bug (should be 2.0)
     assert "FAIL grad-overwritten" in out[3] and "exit status 1" in out[3]
-    fails = re.findall(r"^FAIL (\S+)", out[4], flags=re.MULTILINE)
-    assert fails == ["tanh-overflow", "recursion-limit", "stale-intermediate-grads"], out[4]
-    assert "exit status 1" in out[4]
-    assert "FAIL" not in out[5] and "exit status 0" in out[5], out[5]
+    # the bug fixed: only the lecture's design limits are left (issue 12: LIMIT, exit 0)
+    limits = re.findall(r"^LIMIT (\S+)", out[4], flags=re.MULTILINE)
+    assert limits == ["tanh-overflow", "recursion-limit", "stale-intermediate-grads"], out[4]
+    assert "FAIL" not in out[4] and "exit status 0" in out[4], out[4]
+    assert "LIMIT" not in out[5] and "FAIL" not in out[5] and "exit status 0" in out[5], out[5]
     assert (tmp_path / "my_engine.py").exists()

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from micrograd.engine import Value
 from conftest import (
     assert_matches_central_difference,
     assert_twin,
     require_module,
 )
+
+from micrograd.engine import Value
 
 torch = require_module("torch")  # test-only dependency (the `test` extra)
 
@@ -59,7 +59,7 @@ BINARY_OPS = {
 # are a valid oracle too.
 SMOOTH = (-2.5, -0.7, 0.4, 1.3, 3.0)
 POSITIVE = (0.3, 1.0, 2.5, 7.0)
-SMOOTH_POINTS = {name: SMOOTH for name in UNARY_OPS}
+SMOOTH_POINTS = dict.fromkeys(UNARY_OPS, SMOOTH)
 for name in ("log", "sqrt", "pow_half"):
     SMOOTH_POINTS[name] = POSITIVE
 SMOOTH_PAIRS = [(-2.5, 1.5), (0.4, -3.0), (1.3, 0.25), (3.0, 2.0), (-0.7, -0.6)]
@@ -139,6 +139,8 @@ def test_value_exponent_receives_gradient_for_base_and_exponent():
 
 
 def test_a_node_used_by_several_ops_matches_torch():
-    expr = lambda a, b: (a * b + a.exp() / b - (a - b) ** 2).tanh() * a.sigmoid() + (a * a).sqrt()
+    def expr(a, b):
+        return (a * b + a.exp() / b - (a - b) ** 2).tanh() * a.sigmoid() + (a * a).sqrt()
+
     assert_twin(expr, [0.8, -1.7])
     assert_matches_central_difference(expr, [0.8, -1.7])

@@ -10,7 +10,6 @@ import json
 import re
 
 import pytest
-
 from conftest import require_module
 
 
@@ -73,7 +72,7 @@ print(json.dumps(results))
 
 def test_forward_and_gradients_of_seeded_mlp_equal_micrograd_010(mg010, ours):
     theirs, mine = _both(mg010, ours, FORWARD)
-    for their_row, my_row in zip(theirs, mine):
+    for their_row, my_row in zip(theirs, mine, strict=True):
         assert my_row[0] == pytest.approx(their_row[0], rel=1e-12, abs=1e-12)
         assert my_row[1:] == pytest.approx(their_row[1:], rel=1e-12, abs=1e-12)
     assert any(abs(row[0]) > 1e-3 for row in theirs)  # not a dead network
@@ -109,7 +108,7 @@ def test_readme_expression_and_value_repr_equal_micrograd_010(mg010, ours):
     # as text: 0.1.0 keeps children in a set, so its order of adding up gradients -- and
     # the last bit of b.grad -- changes from process to process.
     pattern = re.compile(r"Value\(data=(\S+), grad=(\S+)\)")
-    for my_repr, their_repr in zip(mine[3:], theirs[3:]):
+    for my_repr, their_repr in zip(mine[3:], theirs[3:], strict=True):
         my_numbers = [float(v) for v in pattern.fullmatch(my_repr).groups()]
         their_numbers = [float(v) for v in pattern.fullmatch(their_repr).groups()]
         assert my_numbers == pytest.approx(their_numbers, rel=1e-12)
@@ -255,7 +254,8 @@ def test_moons_demo_code_runs_unchanged_and_matches_micrograd_010(mg010, ours):
     # step 0 is the notebook's published line, identical to the last digit in both
     first = "step 0 loss 0.8958441028683222, accuracy 50.0%"
     assert theirs.split("\n")[1] == mine.split("\n")[1] == first
-    for (k, loss, acc), (k0, loss0, acc0) in zip(_parse_steps(mine), _parse_steps(theirs)):
+    steps = zip(_parse_steps(mine), _parse_steps(theirs), strict=True)
+    for (k, loss, acc), (k0, loss0, acc0) in steps:
         assert (k, acc) == (k0, acc0)
         assert loss == pytest.approx(loss0, rel=1e-12)  # 0.1.0 sums gradients in set order
 

@@ -23,7 +23,7 @@ def test_xor_is_the_textbooks_table_with_plus_minus_one_labels():
     X, Y = datasets.xor()
     assert X == [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
     assert Y == [-1.0, 1.0, 1.0, -1.0]
-    assert all((a != b) == (y > 0) for (a, b), y in zip(X, Y))
+    assert all((a != b) == (y > 0) for (a, b), y in zip(X, Y, strict=True))
 
 
 @pytest.mark.parametrize("n, noise, seed", [(100, 0.1, 1337), (57, None, 0), (300, 0.3, 5)])
@@ -96,7 +96,7 @@ def test_without_scikit_learn_moons_and_circles_are_still_its_exact_points(
     for make, kwargs in ((datasets.moons, {}), (datasets.circles, {"factor": 0.3})):
         np.random.seed(99)
         ours.append(make(n, noise=noise, seed=seed, **kwargs))
-    for (X, y), (X_ref, y_ref) in zip(ours, references):
+    for (X, y), (X_ref, y_ref) in zip(ours, references, strict=True):
         np.testing.assert_array_equal(X, X_ref)
         np.testing.assert_array_equal(y, y_ref)
         assert X.dtype == X_ref.dtype and y.dtype == y_ref.dtype

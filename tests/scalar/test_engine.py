@@ -10,11 +10,11 @@ import sys
 import weakref
 
 import pytest
+from conftest import SRC, assert_twin, require_module, run_python
 
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value, define_op, weighted_sum
-from conftest import SRC, assert_twin, require_module, run_python
 
 
 def test_micrograd_readme_expression_matches_published_numbers():
@@ -160,17 +160,15 @@ def test_division_by_huge_int_is_division_by_inf():
 
 def test_anomaly_mode_raises_at_first_non_finite_forward_naming_op_and_inputs():
     a = Value(1000.0)
-    with micrograd.detect_anomaly():
-        with pytest.raises(FloatingPointError) as info:
-            a.exp() * 2  # exp(1000) overflows: the '*' after it must never run
+    with micrograd.detect_anomaly(), pytest.raises(FloatingPointError) as info:
+        a.exp() * 2  # exp(1000) overflows: the '*' after it must never run
     message = str(info.value)
     assert "exp" in message and "1000.0" in message and "inf" in message
 
 
 def test_anomaly_mode_names_both_inputs_of_a_binary_op():
-    with micrograd.detect_anomaly():
-        with pytest.raises(FloatingPointError) as info:
-            Value(0.0) ** Value(-1.0)
+    with micrograd.detect_anomaly(), pytest.raises(FloatingPointError) as info:
+        Value(0.0) ** Value(-1.0)
     assert "**" in str(info.value) and "0.0" in str(info.value) and "-1.0" in str(info.value)
 
 
@@ -185,9 +183,8 @@ def test_anomaly_mode_raises_at_first_non_finite_gradient_in_backward():
 
 
 def test_anomaly_mode_is_off_again_after_it_raised():
-    with pytest.raises(FloatingPointError):
-        with micrograd.detect_anomaly():
-            Value(-1.0).log()
+    with pytest.raises(FloatingPointError), micrograd.detect_anomaly():
+        Value(-1.0).log()
     assert not autograd.modes.anomaly
     assert math.isnan(Value(-1.0).log().data)  # outside: nan flows as in PyTorch
 
@@ -388,9 +385,8 @@ def test_no_grad_records_no_graph():
 
 
 def test_no_grad_restores_grad_mode_after_an_exception():
-    with pytest.raises(KeyError):
-        with micrograd.no_grad():
-            raise KeyError("boom")
+    with pytest.raises(KeyError), micrograd.no_grad():
+        raise KeyError("boom")
     assert micrograd.is_grad_enabled()
     a = Value(1.0)
     assert (a + a)._prev == (a, a)
@@ -445,7 +441,10 @@ def test_define_op_multi_input_gradients_match_central_difference():
     a, b = Value(3.0), Value(-4.0)
     out = hypot(a, b) * hypot(a, 1.0)  # a is used twice; 1.0 becomes a constant
     out.backward()
-    f = lambda x, y: math.hypot(x, y) * math.hypot(x, 1.0)
+
+    def f(x, y):
+        return math.hypot(x, y) * math.hypot(x, 1.0)
+
     assert out.data == pytest.approx(f(3.0, -4.0), rel=1e-15)
     assert a.grad == pytest.approx(_central(f, [3.0, -4.0], 0), rel=1e-7)
     assert b.grad == pytest.approx(_central(f, [3.0, -4.0], 1), rel=1e-7)
@@ -561,9 +560,8 @@ def test_engine_and_nn_import_with_the_standard_library_only():
 
 
 def test_anomaly_message_names_inputs_even_under_no_grad():
-    with micrograd.no_grad(), micrograd.detect_anomaly():
-        with pytest.raises(FloatingPointError) as info:
-            Value(-1.0).log()
+    with micrograd.no_grad(), micrograd.detect_anomaly(), pytest.raises(FloatingPointError) as info:
+        Value(-1.0).log()
     assert "log" in str(info.value) and "-1.0" in str(info.value)
 
 

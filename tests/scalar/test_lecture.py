@@ -7,14 +7,14 @@ import line pointing at this package.
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 
 import pytest
+from conftest import SRC, require_module, run_python
 
 from micrograd.engine import Value
-from conftest import SRC, run_python, require_module
-
 
 # ---------------------------------------------------------------------------------------
 # The lecture, section 2: derivatives as slopes
@@ -37,7 +37,9 @@ def test_lecture_partial_derivatives_of_a_times_b_plus_c():
 
 def test_lecture_exercise_function_gradient_matches_analytic_and_torch():
     # f(a, b, c) = -a^3 + sin(3b) - 1/c + b^2.5 - a^0.5 at (2, 3, 4), the video's exercise
-    f = lambda a, b, c: -a**3 + (3 * b).sin() - 1 / c + b**2.5 - a**0.5
+    def f(a, b, c):
+        return -a**3 + (3 * b).sin() - 1 / c + b**2.5 - a**0.5
+
     a, b, c = Value(2.0), Value(3.0), Value(4.0)
     f(a, b, c).backward()
     analytic = [-3 * 2.0**2 - 0.5 * 2.0**-0.5, 3 * math.cos(9.0) + 2.5 * 3.0**1.5, 4.0**-2]
@@ -129,7 +131,8 @@ def test_lecture_tanh_neuron_backward_gives_published_gradients():
 
 
 def test_lecture_manual_backward_sequence_works():
-    x1, x2, w1, w2, b, x1w1, x2w2, x1w1x2w2, n, o = nodes = _neuron()
+    nodes = _neuron()
+    b, x1w1, x2w2, x1w1x2w2, n, o = nodes[4:]  # the leaves x1, x2, w1, w2 have no _backward
     o.grad = 1.0
     o._backward()
     n._backward()
@@ -141,7 +144,8 @@ def test_lecture_manual_backward_sequence_works():
 
 
 def test_lecture_hand_written_topological_sort_drives_our_nodes():
-    x1, x2, w1, w2, b, x1w1, x2w2, x1w1x2w2, n, o = nodes = _neuron()
+    nodes = _neuron()
+    o = nodes[-1]
     topo = []
     visited = set()
 
@@ -182,7 +186,7 @@ def test_tanh_rebuilt_from_exp_gives_same_value_and_leaf_gradients():
     o = (e - 1) / (e + 1)
     o.backward()
     assert o.data == pytest.approx(direct[-1].data, rel=1e-14)
-    for rebuilt, leaf in zip((x1, x2, w1, w2, b), direct[:5]):
+    for rebuilt, leaf in zip((x1, x2, w1, w2, b), direct[:5], strict=True):
         assert rebuilt.grad == pytest.approx(leaf.grad, rel=1e-12, abs=1e-15)
 
 
@@ -436,7 +440,7 @@ def _torch_textbook_xor():
     rng = random.Random(42)
     sizes = [2, 4, 1]
     layers = []
-    for nin, nout in zip(sizes, sizes[1:]):  # neuron by neuron: nin weights, bias 0
+    for nin, nout in itertools.pairwise(sizes):  # neuron by neuron: nin weights, bias 0
         w = torch.tensor([[rng.uniform(-1, 1) for _ in range(nin)] for _ in range(nout)],
                          dtype=torch.float64, requires_grad=True)
         layers.append((w, torch.zeros(nout, dtype=torch.float64, requires_grad=True)))

@@ -95,7 +95,7 @@ class LectureNeuron:
         self.b = LectureValue(random.uniform(-1, 1))
 
     def __call__(self, x):
-        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
         return act.tanh()
 
     def parameters(self):
@@ -144,9 +144,9 @@ def _lecture_training(mlp_class, steps=20, seed=1337):
     random.seed(seed)
     n = mlp_class(3, [4, 4, 1])
     losses = []
-    for k in range(steps):
+    for _ in range(steps):
         ypred = [n(x) for x in XS]
-        loss = sum((yout - ygt) ** 2 for ygt, yout in zip(YS, ypred))
+        loss = sum((yout - ygt) ** 2 for ygt, yout in zip(YS, ypred, strict=True))
         for p in n.parameters():
             p.grad = 0.0
         loss.backward()

@@ -6,10 +6,7 @@ import math
 
 import numpy as np
 import pytest
-
 import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
-
-F = torch.nn.functional
 
 from micrograd.engine import Value
 from micrograd.losses import (
@@ -21,6 +18,8 @@ from micrograd.losses import (
     mse,
     softplus,
 )
+
+F = torch.nn.functional
 
 SCORES = [0.7, -1.3, 2.5, 0.0, -0.2]
 SIGNS = [1, -1, -1, 1, 1]
@@ -62,7 +61,7 @@ def test_mse_matches_torch(reduction):
 def test_mse_sum_is_the_lectures_loss():
     ys = [1.0, -1.0, -1.0, 1.0]
     ypred = [Value(0.8), Value(-0.5), Value(0.1), Value(0.9)]
-    lecture = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+    lecture = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred, strict=True))
     assert mse(ypred, ys, reduction="sum").data == lecture.data
 
 
@@ -83,7 +82,7 @@ def test_hinge_matches_torch():
 
 def test_hinge_is_the_moons_notebooks_expression_bit_for_bit():
     scores = [Value(x) for x in SCORES]
-    losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(SIGNS, scores)]
+    losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(SIGNS, scores, strict=True)]
     notebook = sum(losses) * (1.0 / len(losses))
     assert hinge_loss(scores, SIGNS).data == notebook.data
 
@@ -260,11 +259,12 @@ def test_tensor_scores_take_0_1_labels_as_the_list_form_does():
     y = torch.tensor(SIGNS, dtype=torch.float64)
     ref_scores = torch.tensor(SCORES, dtype=torch.float64)
     for labels in (micrograd.tensor(labels01), np.array(labels01), labels01):
-        scores = micrograd.tensor(SCORES, requires_grad=True)
+        scores = micrograd.tensor(SCORES, dtype=np.float64, requires_grad=True)
         loss = hinge_loss(scores, labels)
         assert loss.item() == pytest.approx(torch.relu(1 - y * ref_scores).mean().item(), rel=1e-15)
-        logistic = logistic_loss(micrograd.tensor(SCORES), labels)
-        ref = F.binary_cross_entropy_with_logits(ref_scores, torch.tensor(labels01, dtype=torch.float64))
+        logistic = logistic_loss(micrograd.tensor(SCORES, dtype=np.float64), labels)
+        ref = F.binary_cross_entropy_with_logits(ref_scores,
+                                                 torch.tensor(labels01, dtype=torch.float64))
         assert logistic.item() == pytest.approx(ref.item(), rel=1e-12)
 
 

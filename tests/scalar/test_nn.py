@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import require_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd.engine import Value
-from conftest import require_module
 from micrograd.nn import MLP, Layer, Module, Neuron
 
 TORCH_ACTIVATIONS = {
@@ -125,7 +125,7 @@ def test_mlp_wrong_input_length_raises_naming_expected_and_actual(x):
 def test_neuron_and_layer_wrong_input_length_raise():
     with pytest.raises(ValueError, match="expects 2 inputs, got 3"):
         Neuron(2)([1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="^Layer expects 2 inputs, got 1"):
+    with pytest.raises(ValueError, match=r"^Layer expects 2 inputs, got 1"):
         Layer(2, 3)([1.0])
 
 
@@ -153,9 +153,9 @@ def test_bad_constructor_arguments_raise_value_error(make):
 
 
 def test_bad_constructor_error_says_what_was_expected():
-    with pytest.raises(ValueError, match="positive int.*0"):
+    with pytest.raises(ValueError, match=r"positive int.*0"):
         MLP(0, [1])
-    with pytest.raises(ValueError, match="relu.*gelu"):
+    with pytest.raises(ValueError, match=r"relu.*gelu"):
         MLP(2, [1], activation="gelu")
 
 
@@ -212,14 +212,15 @@ def test_our_mlp_trains_xor_to_loss_below_001_within_300_steps():
     Y = [-1.0, 1.0, 1.0, -1.0]
     losses = []
     for _ in range(300):
-        loss = sum((model(x) - y) ** 2 for x, y in zip(X, Y))
+        loss = sum((model(x) - y) ** 2 for x, y in zip(X, Y, strict=True))
         model.zero_grad()
         loss.backward()
         for p in model.parameters():
             p.data -= 0.1 * p.grad
         losses.append(loss.data)
     assert min(losses) < 0.01
-    assert all(model(x).data * y > 0.9 for x, y in zip(X, Y))  # every sign right, confidently
+    # every sign right, confidently
+    assert all(model(x).data * y > 0.9 for x, y in zip(X, Y, strict=True))
 
 
 def test_lecture_network_loss_falls_with_gradient_descent():
@@ -229,7 +230,7 @@ def test_lecture_network_loss_falls_with_gradient_descent():
     ys = [1.0, -1.0, -1.0, 1.0]
     losses = []
     for _ in range(50):
-        loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+        loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys, strict=True))
         model.zero_grad()
         loss.backward()
         for p in model.parameters():
@@ -269,7 +270,7 @@ def test_training_step_graph_is_freed_without_the_cyclic_collector(fused):
     try:
         scores = [model(x) for x in ([0.5, 1.0], [-1.0, 2.0])]
         probe = weakref.ref(scores[0])
-        loss = sum((1 + -y * s).relu() for y, s in zip((1, -1), scores))
+        loss = sum((1 + -y * s).relu() for y, s in zip((1, -1), scores, strict=True))
         model.zero_grad()
         loss.backward()
         del scores, loss

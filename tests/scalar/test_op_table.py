@@ -95,7 +95,8 @@ def test_op_info_ignores_a_hand_written_backward_and_names_define_op_ops():
 
 def test_the_package_has_no_import_cycle():
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "import_cycles.py"),
-                             str(ROOT / "src" / "micrograd")], capture_output=True, text=True, check=False)
+                             str(ROOT / "src" / "micrograd")],
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 0, "import cycles:\n" + result.stdout
 
 

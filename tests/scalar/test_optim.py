@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
 
 import micrograd
@@ -63,7 +62,7 @@ def test_value_parameters_follow_torch(ours, theirs, kwargs):
     reference = torch.tensor(start, dtype=torch.float64, requires_grad=True)
     opt, ref_opt = ours(values, **kwargs), theirs([reference], **kwargs)
     for grad in gradient_sequence(5, 1):
-        for v, g in zip(values, grad):
+        for v, g in zip(values, grad, strict=True):
             v.grad = float(g)
         reference.grad = torch.tensor(grad)
         opt.step()
@@ -82,12 +81,12 @@ def test_array_parameters_follow_torch(ours, theirs, kwargs):
     opt, ref_opt = ours(params, **kwargs), theirs(references, **kwargs)
     grads = [gradient_sequence(s.shape, 10 + i) for i, s in enumerate(starts)]
     for step in range(STEPS):
-        for p, r, g in zip(params, references, grads):
+        for p, r, g in zip(params, references, grads, strict=True):
             p.grad = g[step].copy()
             r.grad = torch.tensor(g[step])
         opt.step()
         ref_opt.step()
-        for p, r in zip(params, references):
+        for p, r in zip(params, references, strict=True):
             assert isinstance(p.data, np.ndarray) and p.data.shape == r.shape
             np.testing.assert_allclose(p.data, r.detach().numpy(), rtol=1e-12, atol=1e-12)
 
@@ -260,9 +259,12 @@ def test_schedule_changes_the_update_size():
         (lambda: Adam([Value(1.0)], betas=(1.0, 0.999)), r"betas\[0\] must be in \[0, 1\)"),
         (lambda: AdamW([Value(1.0)], weight_decay=-1), "weight_decay"),
         (lambda: StepLR(SGD([Value(1.0)], lr=0.1), step_size=0), "step_size"),
-        (lambda: StepLR(SGD([Value(1.0)], lr=0.1), step_size=True), "step_size must be a positive int"),
-        (lambda: CosineAnnealingLR(SGD([Value(1.0)], lr=0.1), T_max=2.5), "T_max must be a positive int"),
-        (lambda: LinearDecay(SGD([Value(1.0)], lr=0.1), decay=0.9, steps=-1), "steps must be a positive int"),
+        (lambda: StepLR(SGD([Value(1.0)], lr=0.1), step_size=True),
+         "step_size must be a positive int"),
+        (lambda: CosineAnnealingLR(SGD([Value(1.0)], lr=0.1), T_max=2.5),
+         "T_max must be a positive int"),
+        (lambda: LinearDecay(SGD([Value(1.0)], lr=0.1), decay=0.9, steps=-1),
+         "steps must be a positive int"),
     ],
 )
 def test_bad_settings_raise_value_error_saying_what_is_expected(make, message):
@@ -271,7 +273,7 @@ def test_bad_settings_raise_value_error_saying_what_is_expected(make, message):
 
 
 def test_parameter_without_data_and_grad_is_a_type_error():
-    with pytest.raises(TypeError, match="need .data and .grad, got float"):
+    with pytest.raises(TypeError, match=r"need \.data and \.grad, got float"):
         SGD([1.0], lr=0.1)
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import central_difference, require_module, run_ours, run_torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value
-from conftest import central_difference, require_module, run_ours, run_torch
 
 require_module("torch")
 

@@ -39,7 +39,7 @@ def test_tensor_function_and_class_are_exposed_on_micrograd():
     x = micrograd.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     assert isinstance(x, micrograd.Tensor)
     assert x.shape == (2, 2) and x.ndim == 2 and x.size() == (2, 2) and x.size(1) == 2
-    assert x.dtype == np.float64 and x.requires_grad and x.is_leaf and x.grad is None
+    assert x.dtype == np.float32 and x.requires_grad and x.is_leaf and x.grad is None
 
 
 def test_backward_fills_grad_as_the_chain_rule_says():
@@ -85,7 +85,7 @@ def test_backward_on_a_tensor_without_grad_says_why():
 def test_detach_item_numpy_and_constants():
     x = micrograd.tensor([1.5, 2.5], requires_grad=True)
     d = x.detach()
-    assert not d.requires_grad and d.numpy() is x.data
+    assert not d.requires_grad and d.numpy() is x.numpy()
     y = x * 2
     assert y.requires_grad and not y.is_leaf
     c = micrograd.tensor([1.0, 2.0]) * 2  # nothing requires grad: no graph is recorded
@@ -151,7 +151,7 @@ def test_inf_and_nan_come_back_silently_and_equal_torch_at_domain_edges(name):
     # 0, -1 and 1000 hit every edge: 1/0, log 0, sqrt -1, exp overflow. PyTorch returns the
     # IEEE values without a word; numpy alone would add a RuntimeWarning from our engine.
     data = [0.0, -1.0, 1000.0]
-    x = micrograd.tensor(data, requires_grad=True)
+    x = micrograd.tensor(data, dtype=np.float64, requires_grad=True)
     reference = torch.tensor(data, dtype=torch.float64, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -232,15 +232,17 @@ def test_mixed_float32_and_float64_promote_and_send_each_its_own_dtype():
 
 
 def test_python_data_gets_the_default_dtype_and_numpy_keeps_its_own():
-    assert micrograd.tensor([1.0]).dtype == np.float64
+    assert torch.tensor([1.0]).dtype == torch.float32  # the oracle: torch's default
+    assert micrograd.tensor([1.0]).dtype == np.float32
     assert micrograd.tensor([1, 2]).dtype == np.int64
     assert micrograd.tensor(np.zeros(2, np.float32)).dtype == np.float32
-    micrograd.tensors.set_default_dtype(np.float32)
+    assert micrograd.tensor(np.zeros(2)).dtype == np.float64  # numpy's float64 stays
+    micrograd.tensors.set_default_dtype(np.float64)
     try:
-        assert micrograd.tensor([1.0]).dtype == np.float32
-        assert nn.Linear(2, 3).weight.dtype == np.float32
+        assert micrograd.tensor([1.0]).dtype == np.float64
+        assert nn.Linear(2, 3).weight.dtype == np.float64
     finally:
-        micrograd.tensors.set_default_dtype(np.float64)
+        micrograd.tensors.set_default_dtype(np.float32)
 
 
 # --- bad input ------------------------------------------------------------------------------
@@ -257,7 +259,7 @@ def test_shapes_that_do_not_multiply_name_both_shapes():
     with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\).*3 != 4"):
         micrograd.tensor(np.ones((2, 3))) @ micrograd.tensor(np.ones((4, 5)))
     with pytest.raises(ValueError, match=r"\(3,\).*\(4, 5\)"):
-        nn.Linear(5, 4)(micrograd.tensor(np.ones(3)))
+        nn.Linear(5, 4)(micrograd.tensor(np.ones(3, np.float32)))
 
 
 def test_requires_grad_on_an_integer_tensor_is_refused():
@@ -310,10 +312,10 @@ def test_gradcheck_passes_for_correct_ops():
 
 def test_gradcheck_names_the_input_and_element_of_a_wrong_derivative():
     def wrong_sin(x):  # sin with the derivative of 2x: wrong
-        return _unary(x, np.sin(x.data), "sin", lambda g: g * 2)
+        return _unary(x, np.sin(x.numpy()), "sin", lambda g: g * 2)
 
-    a = micrograd.tensor([0.5, 1.0], requires_grad=True)
-    x = micrograd.tensor([0.3, 0.1, 0.2], requires_grad=True)
+    a = micrograd.tensor([0.5, 1.0], dtype=np.float64, requires_grad=True)
+    x = micrograd.tensor([0.3, 0.1, 0.2], dtype=np.float64, requires_grad=True)
     with pytest.raises(GradcheckError, match=r"input 1 element \(0,\): backward gives 2\.0, "
                                              r"central difference gives 0\.955"):
         gradcheck(lambda a, x: a.sum() + wrong_sin(x).sum(), [a, x])  # cos(0.3) = 0.9553
@@ -331,7 +333,7 @@ def test_linear_initialisation_bounds_and_shapes_follow_pytorch():
     bound = 1 / np.sqrt(16)  # kaiming-uniform with a=sqrt(5) gives U(-1/sqrt(in), 1/sqrt(in))
     assert layer.weight.shape == (5, 16) and layer.bias.shape == (5,)
     for p in (layer.weight, layer.bias):
-        assert np.abs(p.data).max() <= bound and np.abs(p.data).max() > 0.5 * bound
+        assert np.abs(p.numpy()).max() <= bound and np.abs(p.numpy()).max() > 0.5 * bound
     torch_layer = torch.nn.Linear(16, 5)
     assert tuple(torch_layer.weight.shape) == layer.weight.shape
 
@@ -350,16 +352,17 @@ def test_module_parameters_names_and_zero_grad():
 
 
 def test_state_dict_round_trip_and_mismatch():
-    a = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    b = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    f64 = np.float64  # compared with a float64 torch model below
+    a = nn.Sequential(nn.Linear(3, 4, dtype=f64), nn.ReLU(), nn.Linear(4, 2, dtype=f64))
+    b = nn.Sequential(nn.Linear(3, 4, dtype=f64), nn.ReLU(), nn.Linear(4, 2, dtype=f64))
     b.load_state_dict(a.state_dict())
-    x = micrograd.randn(5, 3)
+    x = micrograd.randn(5, 3, dtype=f64)
     np.testing.assert_array_equal(a(x).data, b(x).data)
     torch_model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
                                       torch.nn.Linear(4, 2)).double()
     # state_dict() holds Tensors now, as torch's; torch takes their arrays
     torch_model.load_state_dict({k: torch.tensor(v.numpy()) for k, v in a.state_dict().items()})
-    np.testing.assert_allclose(torch_model(torch.tensor(x.data)).detach().numpy(), a(x).data)
+    np.testing.assert_allclose(torch_model(torch.tensor(x.numpy())).detach().numpy(), a(x).data)
     with pytest.raises(KeyError, match="missing"):
         b.load_state_dict({"0.weight": np.zeros((4, 3))})
 
@@ -623,13 +626,13 @@ def test_matrix_products_refuse_mixed_dtypes_as_torch():
         torch.nn.functional.linear(torch.from_numpy(x32), torch.from_numpy(w64))
     with pytest.raises(RuntimeError):
         torch.from_numpy(x32) @ torch.from_numpy(w64.T.copy())
-    layer = nn.Linear(2, 3)  # float64 parameters, our default
+    layer = nn.Linear(2, 3, dtype=np.float64)  # float64 parameters
     with pytest.raises(TypeError, match=r"float32 and float64.*model\.float\(\)"):
         layer(micrograd.tensor(x32))
     with pytest.raises(TypeError, match="float32 and float64"):
         micrograd.tensor(x32) @ micrograd.tensor(w64.T)
     with pytest.raises(TypeError, match="linear_relu"):
-        nn.Sequential(nn.Linear(2, 3), nn.ReLU())(micrograd.tensor(x32))
+        nn.Sequential(nn.Linear(2, 3, dtype=np.float64), nn.ReLU())(micrograd.tensor(x32))
     assert layer.float()(micrograd.tensor(x32)).dtype == np.float32
     assert layer([[1, 2]]).dtype == np.float32  # a list takes the model's dtype
 

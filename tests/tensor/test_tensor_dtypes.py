@@ -73,7 +73,7 @@ def test_the_audits_two_cases_keep_float32():
 
 def test_promoted_op_sends_gradients_back_in_each_inputs_dtype():
     x = micrograd.tensor(np.float32([1.0, 2.0]), requires_grad=True)
-    w = micrograd.tensor(3.0, requires_grad=True)  # 0-d float64: the product stays float32
+    w = micrograd.tensor(3.0, dtype=np.float64, requires_grad=True)  # 0-d float64: stays float32
     tx = torch.tensor([1.0, 2.0], dtype=torch.float32, requires_grad=True)
     tw = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
     (x * w).sum().backward()
@@ -86,7 +86,7 @@ def test_promoted_op_sends_gradients_back_in_each_inputs_dtype():
 
 def test_matrix_products_still_refuse_mixed_dtypes():
     with pytest.raises(TypeError, match="dtypes"):
-        micrograd.tensor(np.float32([[1.0]])) @ micrograd.tensor([[1.0]])
+        micrograd.tensor(np.float32([[1.0]])) @ micrograd.tensor(np.float64([[1.0]]))
 
 
 # --- the default dtype in every factory -------------------------------------------------------

@@ -50,8 +50,8 @@ def test_define_binary_op_takes_a_python_number_as_torch():
 
 def fused_multiply_add(a, b, c):
     """a * b + c as one node written with apply: one VJP per input, no unbroadcasting."""
-    A, B = a.data, b.data
-    return kernel.apply("fma", A * B + c.data, (a, b, c), (lambda g: g * B, lambda g: g * A, None))
+    A, B = a.numpy(), b.numpy()
+    return kernel.apply("fma", A * B + c.numpy(), (a, b, c), (lambda g: g * B, lambda g: g * A, None))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -63,7 +63,7 @@ def test_apply_with_three_broadcast_inputs_matches_torch(dtype):
 
 def test_pass_through_vjps_give_each_leaf_its_own_gradient_array():
     x, y = mt.tensor([1.0, 2.0], requires_grad=True), mt.tensor([3.0, 4.0], requires_grad=True)
-    out = kernel.apply("add", x.data + y.data, (x, y), (None, None))
+    out = kernel.apply("add", x.numpy() + y.numpy(), (x, y), (None, None))
     out.backward(np.array([5.0, 6.0]))
     np.testing.assert_array_equal(x.grad, [5.0, 6.0])  # d(x+y)/dx = 1, times the seed
     x.grad[0] = 100.0  # editing one leaf's gradient must not change the other's
@@ -73,16 +73,16 @@ def test_pass_through_vjps_give_each_leaf_its_own_gradient_array():
 def test_apply_records_nothing_under_no_grad_or_without_grad_inputs():
     x = mt.tensor([1.0, 2.0], requires_grad=True)
     with mt.no_grad():
-        assert kernel.unary(x, x.data * 2, "twice", lambda g: 2 * g).requires_grad is False
+        assert kernel.unary(x, x.numpy() * 2, "twice", lambda g: 2 * g).requires_grad is False
     constant = mt.tensor([1.0, 2.0])
-    out = kernel.apply("twice", constant.data * 2, (constant,), (lambda g: 2 * g,))
+    out = kernel.apply("twice", constant.numpy() * 2, (constant,), (lambda g: 2 * g,))
     assert out.requires_grad is False and out.is_leaf
 
 
 def test_apply_refuses_a_vjp_count_that_differs_from_the_inputs():
     x = mt.tensor([1.0], requires_grad=True)
     with pytest.raises(ValueError, match="1 inputs need 1 VJPs, got 2"):
-        kernel.apply("bad", x.data, (x,), (None, None))
+        kernel.apply("bad", x.numpy(), (x,), (None, None))
 
 
 def test_unbroadcast_sums_added_and_stretched_axes():

@@ -186,8 +186,8 @@ def test_torch_autograd_gradcheck_of_a_ported_script_is_the_tensor_gradcheck():
     from micrograd.tensors.engine import _unary
     from micrograd.tensors.gradcheck import GradcheckError
 
-    x = micrograd.tensor([0.3, -1.2], requires_grad=True)
+    x = micrograd.tensor([0.3, -1.2], dtype=np.float64, requires_grad=True)
     assert torch_like.autograd.gradcheck(lambda t: (t * t).tanh().sum(), (x,))
-    wrong_sin = lambda t: _unary(t, np.sin(t.data), "sin", lambda g: g * np.sin(t.data))  # noqa: E731
+    wrong_sin = lambda t: _unary(t, np.sin(t.numpy()), "sin", lambda g: g * np.sin(t.numpy()))  # noqa: E731
     with pytest.raises(GradcheckError):
         torch_like.autograd.gradcheck(wrong_sin, (x,))

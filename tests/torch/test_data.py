@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import require_module
 
-torch = require_module("torch")
+import micrograd.torch as mt
+from micrograd.torch.utils import data
 
-import micrograd.torch as mt  # noqa: E402
-from micrograd.torch.utils import data  # noqa: E402
+torch = require_module("torch")
 
 
 class Squares:
@@ -74,7 +73,8 @@ def test_random_split_and_subset():
     values = sorted(v for p in parts for (x,) in (p[i] for i in range(len(p))) for v in [x.item()])
     assert values == list(range(10))
     uneven = data.random_split(range(7), [0.5, 0.5])
-    assert [len(p) for p in uneven] == [len(p) for p in torch.utils.data.random_split(range(7), [0.5, 0.5])]
+    twin = torch.utils.data.random_split(range(7), [0.5, 0.5])
+    assert [len(p) for p in uneven] == [len(p) for p in twin]
     subset = data.Subset(dataset, [4, 2])
     assert len(subset) == 2 and subset[1][0].item() == 2
     with pytest.raises(ValueError, match="does not equal the length"):

@@ -6,14 +6,14 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
+from micrograd.torch import nn
+from micrograd.torch.nn import functional as F
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
-from micrograd.torch import nn  # noqa: E402
-from micrograd.torch.nn import functional as F  # noqa: E402
 
 RNG = np.random.default_rng(11)
 
@@ -42,9 +42,9 @@ def check_layer(make, x, *, train=True, atol=1e-12):
     (yt * torch.tensor(seed)).sum().backward()
     if x.dtype.kind == "f":
         np.testing.assert_allclose(xo.grad, xt.grad.numpy(), rtol=1e-9, atol=atol)
-    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         np.testing.assert_allclose(p.grad, q.grad.numpy(), rtol=1e-9, atol=atol, err_msg=name)
-    for (name, b), c in zip(ours.named_buffers(), theirs.buffers()):
+    for (name, b), c in zip(ours.named_buffers(), theirs.buffers(), strict=True):
         np.testing.assert_allclose(b.data, c.numpy(), rtol=1e-12, err_msg=name)
     return ours, theirs
 
@@ -99,7 +99,7 @@ def test_embedding_lookup_and_gradient_match_torch():
 def test_dropout_keeps_the_expected_fraction_scaled_and_is_identity_in_eval():
     layer = nn.Dropout(0.25)
     x = mt.ones(200_000)
-    y = layer(x).data
+    y = layer(x).numpy()
     kept = y != 0
     assert abs(kept.mean() - 0.75) < 0.01  # 0.75 +- 5 standard deviations (0.002)
     np.testing.assert_allclose(y[kept], 1 / 0.75)
@@ -112,10 +112,12 @@ LOSSES = [
     ("CrossEntropyLoss", {}, "classes"),
     ("CrossEntropyLoss", {"ignore_index": 2}, "classes"),
     ("CrossEntropyLoss", {"label_smoothing": 0.2}, "classes"),
-    ("CrossEntropyLoss", {"label_smoothing": 0.1, "ignore_index": 0, "reduction": "sum"}, "classes"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1, "ignore_index": 0, "reduction": "sum"},
+     "classes"),
     ("CrossEntropyLoss", {"weight": "class-weights"}, "classes"),
     ("CrossEntropyLoss", {"reduction": "none"}, "classes-3d"),
-    ("NLLLoss", {}, "log-probs"), ("NLLLoss", {"ignore_index": 1, "reduction": "none"}, "log-probs"),
+    ("NLLLoss", {}, "log-probs"),
+    ("NLLLoss", {"ignore_index": 1, "reduction": "none"}, "log-probs"),
     ("BCELoss", {}, "probabilities"), ("BCEWithLogitsLoss", {}, "binary"),
     ("BCEWithLogitsLoss", {"pos_weight": "pos-weight", "reduction": "sum"}, "binary"),
 ]
@@ -137,9 +139,12 @@ def test_losses_and_their_gradients_match_torch(name, options, kind):
         target = (RNG.uniform(size=(6, 4)) > 0.5).astype(np.float64)
     if kind == "log-probs":
         x = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
-    extra = {"class-weights": RNG.uniform(0.5, 2, size=4), "pos-weight": RNG.uniform(0.5, 2, size=4)}
-    ours_options = {k: mt.tensor(extra[v]) if isinstance(v, str) and v in extra else v for k, v in options.items()}
-    torch_options = {k: torch.tensor(extra[v]) if isinstance(v, str) and v in extra else v for k, v in options.items()}
+    extra = {"class-weights": RNG.uniform(0.5, 2, size=4),
+             "pos-weight": RNG.uniform(0.5, 2, size=4)}
+    ours_options = {k: mt.tensor(extra[v]) if isinstance(v, str) and v in extra else v
+                    for k, v in options.items()}
+    torch_options = {k: torch.tensor(extra[v]) if isinstance(v, str) and v in extra else v
+                     for k, v in options.items()}
     xo, xt = mt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     lo = getattr(nn, name)(**ours_options)(xo, mt.tensor(target))
     lt = getattr(torch.nn, name)(**torch_options)(xt, torch.tensor(target))
@@ -155,14 +160,14 @@ def test_default_initialisation_has_torchs_distributions():
     mt.manual_seed(0)  # the max of 300 draws misses the top 1% with probability 0.99**300
     layer = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
-    for p in (layer.weight.data, layer.bias.data):
+    for p in (layer.weight.numpy(), layer.bias.numpy()):
         assert np.abs(p).max() <= bound and np.abs(p).max() > 0.99 * bound
-    assert abs(layer.weight.data.std() - bound / math.sqrt(3)) < 0.01 * bound
-    table = nn.Embedding(1000, 100).weight.data  # N(0, 1)
+    assert abs(layer.weight.numpy().std() - bound / math.sqrt(3)) < 0.01 * bound
+    table = nn.Embedding(1000, 100).weight.numpy()  # N(0, 1)
     assert abs(table.mean()) < 0.02 and abs(table.std() - 1) < 0.02
     norm = nn.LayerNorm(5)
-    assert (norm.weight.data == 1).all() and (norm.bias.data == 0).all()
-    assert nn.Embedding(4, 3, padding_idx=1).weight.data[1].tolist() == [0, 0, 0]
+    assert (norm.weight.numpy() == 1).all() and (norm.bias.numpy() == 0).all()
+    assert nn.Embedding(4, 3, padding_idx=1).weight.numpy()[1].tolist() == [0, 0, 0]
 
 
 @pytest.mark.parametrize("name, kwargs, std", [
@@ -176,21 +181,22 @@ def test_default_initialisation_has_torchs_distributions():
 def test_init_functions_draw_with_torchs_spread(name, kwargs, std):
     w = mt.zeros(300, 200)
     assert getattr(nn.init, name)(w, **kwargs) is w
-    assert abs(w.data.std() - std) < 0.02 * std
+    assert abs(w.numpy().std() - std) < 0.02 * std
     twin = getattr(torch.nn.init, name)(torch.zeros(300, 200, dtype=torch.float64), **kwargs)
     assert abs(twin.std().item() - std) < 0.02 * std  # the oracle's spread is the same
     if "uniform" in name:
-        assert np.abs(w.data).max() <= math.sqrt(3) * std * (1 + 1e-12)
+        assert np.abs(w.numpy()).max() <= math.sqrt(3) * std * (1 + 1e-12)
 
 
 def test_constant_zeros_ones_and_gain():
     w = mt.zeros(2, 3)
     nn.init.constant_(w, 0.5)
-    assert (w.data == 0.5).all()
-    assert (nn.init.ones_(w).data == 1).all() and (nn.init.zeros_(w).data == 0).all()
+    assert (w.numpy() == 0.5).all()
+    assert (nn.init.ones_(w).numpy() == 1).all() and (nn.init.zeros_(w).numpy() == 0).all()
     for nonlinearity in ("linear", "sigmoid", "tanh", "relu", "selu"):
         assert nn.init.calculate_gain(nonlinearity) == torch.nn.init.calculate_gain(nonlinearity)
-    assert nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain("leaky_relu", 0.2)
+    leaky = nn.init.calculate_gain("leaky_relu", 0.2)
+    assert leaky == torch.nn.init.calculate_gain("leaky_relu", 0.2)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         nn.init.kaiming_uniform_(mt.zeros(3))
 

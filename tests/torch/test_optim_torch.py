@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
+from micrograd.torch import optim
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
-from micrograd.torch import optim  # noqa: E402
 
 CASES = [
     ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
@@ -41,25 +41,26 @@ def test_optimizer_follows_torch_step_by_step(name, options):
     opt = getattr(optim, name)(ours, **options)
     ref = getattr(torch.optim, name)(theirs, **options)
     for grads in gradients(8, shapes):
-        for p, q, g in zip(ours, theirs, grads):
+        for p, q, g in zip(ours, theirs, grads, strict=True):
             p.grad = g.copy()
             q.grad = torch.tensor(g)
         opt.step()
         ref.step()
-        for p, q in zip(ours, theirs):
+        for p, q in zip(ours, theirs, strict=True):
             np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-12, atol=1e-15)
 
 
 def test_parameter_update_is_in_place_so_views_and_optimizer_see_it():
     p = mt.tensor([1.0, 2.0], requires_grad=True)
-    array = p.data
+    array = p.numpy()
     p.grad = np.array([1.0, 1.0])
     optim.SGD([p], lr=0.5).step()
-    assert p.data is array and array.tolist() == [0.5, 1.5]
+    assert p.numpy() is array and array.tolist() == [0.5, 1.5]
 
 
 def test_param_groups_have_their_own_lr_and_are_editable_like_torch():
-    a, b = (mt.tensor([1.0], requires_grad=True), mt.tensor([1.0], requires_grad=True))
+    a, b = (mt.tensor([1.0], dtype=mt.float64, requires_grad=True),
+            mt.tensor([1.0], dtype=mt.float64, requires_grad=True))
     ta, tb = (torch.tensor([1.0], dtype=torch.float64, requires_grad=True),
               torch.tensor([1.0], dtype=torch.float64, requires_grad=True))
     opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1, momentum=0.9)
@@ -111,12 +112,12 @@ def test_optimizer_state_dict_matches_torch_layout_and_resumes_exactly():
 
 
 def test_adam_with_eps_zero_and_zero_gradient_gives_nan_like_torch():
-    p = mt.tensor([1.0, 2.0], requires_grad=True)
+    p = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
     q = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     p.grad, q.grad = np.zeros(2), torch.zeros(2, dtype=torch.float64)
     optim.Adam([p], eps=0).step()
     torch.optim.Adam([q], eps=0).step()
-    assert np.isnan(p.data).all() and torch.isnan(q).all()
+    assert np.isnan(p.numpy()).all() and torch.isnan(q).all()
 
 
 SCHEDULES = [
@@ -136,7 +137,7 @@ SCHEDULES = [
 @pytest.mark.parametrize("kind", ["SGD", "Adam"])
 def test_schedules_follow_torch_including_onecycle_momentum(name, options, kind):
     kwargs = dict(lr=0.1, momentum=0.9) if kind == "SGD" else dict(lr=0.1)
-    p = mt.tensor([0.0], requires_grad=True)
+    p = mt.tensor([0.0], dtype=mt.float64, requires_grad=True)
     q = torch.zeros(1, dtype=torch.float64, requires_grad=True)
     opt = getattr(optim, kind)([p], **kwargs)
     ref = getattr(torch.optim, kind)([q], **kwargs)

@@ -10,12 +10,12 @@ import zipfile
 
 import numpy as np
 import pytest
-
 from conftest import require_module
+
+import micrograd.torch as mt
 
 torch = require_module("torch")
 
-import micrograd.torch as mt  # noqa: E402
 
 DTYPES = [(np.float32, torch.float32), (np.float64, torch.float64), (np.int64, torch.int64)]
 
@@ -38,8 +38,8 @@ def saved_by_torch(obj) -> io.BytesIO:
 def test_our_file_loads_in_torch_with_dtypes_views_and_nesting(np_dtype, torch_dtype):
     base = np.arange(24).reshape(4, 6).astype(np_dtype)
     whole = mt.tensor(base)
-    column = mt.from_numpy(whole.data[:, 2])           # a strided view of whole's storage
-    transposed = mt.from_numpy(whole.data.T)            # non-contiguous
+    column = mt.from_numpy(whole.numpy()[:, 2])           # a strided view of whole's storage
+    transposed = mt.from_numpy(whole.numpy().T)            # non-contiguous
     reversed_rows = mt.from_numpy(base[::-1])           # negative strides: saved as a copy
     obj = {"whole": whole, "column": column, "t": transposed, "rev": reversed_rows,
            "scalar": mt.tensor(np.array(7, dtype=np_dtype)), "nested": [1, 2.5, "x", (whole, None)],
@@ -94,7 +94,8 @@ def test_parameters_keep_requires_grad_through_torch():
     loaded = mt.load(saved_by_torch({"p": p, "t": torch.ones(2, requires_grad=True)}))
     assert isinstance(loaded["p"], mt.nn.Parameter) and loaded["p"].requires_grad
     assert loaded["t"].requires_grad
-    back = torch.load(saved_by_us({"w": mt.tensor([1.0, 2.0], requires_grad=True)}), weights_only=True)
+    back = torch.load(saved_by_us({"w": mt.tensor([1.0, 2.0], requires_grad=True)}),
+                      weights_only=True)
     assert back["w"].requires_grad
 
 

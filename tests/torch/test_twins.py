@@ -6,10 +6,10 @@ from __future__ import annotations
 import pathlib
 
 from conftest import require_module
+from twin import assert_twins
 
 require_module("torch")
 
-from twin import assert_twins  # noqa: E402
 
 TWINS = pathlib.Path(__file__).parent / "twins"
 

@@ -51,10 +51,11 @@ def assert_twins(script: pathlib.Path, tmp_path: pathlib.Path, rel: float, abs_:
     (tmp_path / "micrograd").mkdir()
     theirs = run(script, micrograd=False, cwd=tmp_path / "torch", args=args)
     ours = run(script, micrograd=True, cwd=tmp_path / "micrograd", args=args)
-    assert shape(ours) == shape(theirs), f"printed text differs:\n--- torch\n{theirs}\n--- ours\n{ours}"
+    assert shape(ours) == shape(theirs), (
+        f"printed text differs:\n--- torch\n{theirs}\n--- ours\n{ours}")
     a, b = numbers(theirs), numbers(ours)
     assert a, f"{script.name} printed no numbers"
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
         same = (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=rel, abs_tol=abs_)
         assert same, (f"number {i} differs: torch {x!r}, micrograd {y!r}\n--- torch\n{theirs}"
                       f"\n--- ours\n{ours}")

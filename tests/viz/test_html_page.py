@@ -10,12 +10,11 @@ import random
 import shutil
 
 import pytest
+from conftest import LECTURE_BIAS, lecture_neuron, nodes_within, require
 
 from micrograd.autograd import topological_order
 from micrograd.engine import Value
 from micrograd.viz import parse_expression, to_html
-
-from conftest import LECTURE_BIAS, lecture_neuron, nodes_within, require
 
 pytestmark = pytest.mark.browser
 
@@ -204,7 +203,10 @@ def test_a_few_hundred_nodes_stay_usable(open_page):
     order, snapshots, _ = engine_snapshots(root)
     assert len(order) > 250
     page = open_page(root)
-    view_box = lambda: page.get_attribute("#mg-graph svg", "viewBox")  # noqa: E731
+
+    def view_box():
+        return page.get_attribute("#mg-graph svg", "viewBox")
+
     page.click("#mg-fit")
     fitted = view_box()
     page.mouse.move(400, 400)
@@ -297,7 +299,7 @@ def test_max_depth_page_every_step_matches_the_engine(open_page, monkeypatch, bu
         monkeypatch.setattr(html_module, "has_dot", lambda: False)
     root = build()
     page = open_page(root, max_depth=depth)
-    drawn, snapshots = cut_snapshots(root, depth)
+    _, snapshots = cut_snapshots(root, depth)
     total = len(snapshots) - 1
     assert step_counter(page) == f"step 0 of {total}"
     for k in range(total + 1):

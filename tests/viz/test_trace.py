@@ -3,12 +3,11 @@
 import math
 
 import pytest
+from conftest import lecture_expression, lecture_neuron, nodes_by_label
 
 from micrograd.autograd import topological_order
 from micrograd.engine import Value, define_op, weighted_sum
 from micrograd.viz import trace, trace_expression, trace_steps
-
-from conftest import lecture_expression, lecture_neuron, nodes_by_label
 
 
 def test_lecture_chain_rule_lines_in_numbers():
@@ -32,7 +31,7 @@ def test_lecture_expression_gradients_match_hand_worked_and_engine():
     for name, expected in hand_worked.items():
         assert steps.grad(nodes[name]) == expected
     L.backward()
-    for name, node in nodes.items():
+    for node in nodes.values():
         assert steps.grad(node) == node.grad
 
 
@@ -53,8 +52,7 @@ def test_steps_follow_the_order_backward_runs_the_nodes():
     ran = []
     for node in topological_order(o):  # record the order in which the engine calls them
         if node._grad_fn is not None:
-            fn = node._grad_fn
-            node._grad_fn = (lambda fn: lambda n: (ran.append(n), fn(n)))(fn)
+            node._grad_fn = _recording(node._grad_fn, ran)
     o.backward()
     engine_order = list(ran)
     assert [step.node for step in trace_steps(o).steps] == engine_order
@@ -157,3 +155,11 @@ def test_leaf_root_has_no_steps():
     x = Value(3.0, label="x")
     steps = trace_steps(x)
     assert steps.steps == [] and steps.grad(x) == 1.0
+
+
+def _recording(grad_fn, ran):
+    """grad_fn, wrapped to append its node to `ran` before running it."""
+    def recorded(n):
+        ran.append(n)
+        return grad_fn(n)
+    return recorded

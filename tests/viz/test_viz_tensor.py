@@ -12,14 +12,14 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import require_module, require_tool
 
 import micrograd
 from micrograd.autograd import topological_order
-from micrograd.tensors import functional as F, nn
+from micrograd.tensors import functional as F
+from micrograd.tensors import nn
 from micrograd.viz import dot_source, draw_dot, html_page, to_mermaid, trace, trace_steps
 from micrograd.viz.graph import SHOWN_ELEMENTS, array_text
-
-from conftest import require_module, require_tool
 
 np = require_module("numpy")
 torch = require_module("torch")
@@ -124,7 +124,7 @@ def test_dot_grads_and_loss_equal_pytorch():
     for name, grad in torch_grads.items():  # every parameter has <= 6 elements: shown whole
         shown = parse_shown(field(by_name[name], "grad"))
         assert shown.shape == grad.shape and close4(shown, grad), name
-        assert close4(shown, getattr(names[name], "grad"))  # and it is the tensor's .grad
+        assert close4(shown, names[name].grad)  # and it is the tensor's .grad
     count, low, high = parse_shown(field(found["n7"], "grad"))  # the logits: 12 elements
     assert (count, low, high) == (12, pytest.approx(torch_logits_grad.min(), rel=6e-4),
                                   pytest.approx(torch_logits_grad.max(), rel=6e-4))
@@ -239,8 +239,7 @@ def test_trace_steps_run_in_the_engines_order_with_the_incoming_shapes():
     ran = []
     for node in topological_order(loss):
         if node._grad_fn is not None:
-            fn = node._grad_fn
-            node._grad_fn = (lambda fn: lambda n: (ran.append(n), fn(n)))(fn)
+            node._grad_fn = _recording(node._grad_fn, ran)
     run = trace_steps(loss, names=names)
     ran.clear()  # the trace ran them too, on scratch gradients
     loss.backward()
@@ -289,7 +288,7 @@ def test_trace_of_a_graph_without_gradients_says_so():
 
 def test_html_page_refuses_a_tensor_with_a_clear_error():
     loss, _ = micrograd_mlp()
-    with pytest.raises(TypeError, match="for Value graphs.*draw_dot"):
+    with pytest.raises(TypeError, match=r"for Value graphs.*draw_dot"):
         html_page(loss)
 
 
@@ -328,7 +327,7 @@ def test_readme_tensor_graph_example_runs(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(root / "src")})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "mlp.svg").read_bytes().lstrip().startswith(b"<?xml")
-    assert "0.weight (parameter) | shape (3, 2) float64" in result.stdout
+    assert "0.weight (parameter) | shape (3, 2) float32" in result.stdout
     assert "step 3: v0 = linear_relu(x, 0.weight, 0.bias)" in result.stdout
     assert "loss = cross_entropy(" in result.stdout  # the label set with loss.label = ...
 
@@ -357,7 +356,7 @@ def test_trace_shows_the_python_number_of_an_op_in_written_order():
     for part in parts[1:]:
         total = total + part.sum()
     text = trace(total, names={"t": t})
-    for k, written in enumerate(["t * 2.5", "3 - t", "t ** 2", "1 / t", "t / 4", "0.1 + t"]):
+    for written in ["t * 2.5", "3 - t", "t ** 2", "1 / t", "t / 4", "0.1 + t"]:
         assert f"= {written} -> shape (2,)" in text, (written, text)
         assert f"= {written}   (incoming" in text
     assert "a number" not in text
@@ -366,3 +365,11 @@ def test_trace_shows_the_python_number_of_an_op_in_written_order():
     (ref * 2.5 + (3 - ref) + ref ** 2 + 1 / ref + ref / 4 + (0.1 + ref)).sum().backward()
     total.backward()
     np.testing.assert_allclose(t.grad, ref.grad.numpy(), rtol=1e-12)
+
+
+def _recording(grad_fn, ran):
+    """grad_fn, wrapped to append its node to `ran` before running it."""
+    def recorded(n):
+        ran.append(n)
+        return grad_fn(n)
+    return recorded

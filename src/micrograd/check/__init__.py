@@ -6,10 +6,14 @@ here, copied into a scratch folder and run in a child process (`child.py`, under
 expected value and every verdict is computed here (`probes`, `verdicts`, `mlp`).
 
     report = check_engine("my_engine.py")          # or "notebook.ipynb", class_name="Scalar"
-    print(render_text(report)); report.ok; report.diagnoses
+    print(render_text(report)); report.verdict; report.api; report.diagnoses
 
-Layout: `probes` (the probes as data, and the float reference), `child` (the child's
-program), `sandbox` (process, limits, channel, cleanup), `source` (reading the file),
+The verdict is "pass", "limits-only" (only what the lecture's design does too: LIMIT) or
+"fail". A numpy Tensor engine is recognised and gets the `tensor` probes.
+
+Layout: `probes` (the probes as data, and the float reference), `tensor` (the Tensor
+probes and their numpy reference), `child` and `childlib` (the child's program and its
+helpers), `sandbox` (process, limits, channel, cleanup), `source` (reading the file),
 `verdicts` and `mlp` (judging reports), `report` (the result and its renderings),
 `diagnoses` (the named mistakes), `static` (source checks).
 """
@@ -18,9 +22,16 @@ from __future__ import annotations
 
 from micrograd.check.diagnoses import CATALOG, Diagnosis, explain
 from micrograd.check.probes import OPS, Probe
-from micrograd.check.report import SCHEMA, ProbeResult, Report, render_junit, render_text
+from micrograd.check.report import (
+    LIMITS,
+    SCHEMA,
+    ProbeResult,
+    Report,
+    render_junit,
+    render_text,
+)
 from micrograd.check.run import check_engine, parse_required_ops, run_check, split_target
 
-__all__ = ["CATALOG", "OPS", "SCHEMA", "Diagnosis", "Probe", "ProbeResult", "Report",
+__all__ = ["CATALOG", "LIMITS", "OPS", "SCHEMA", "Diagnosis", "Probe", "ProbeResult", "Report",
            "check_engine", "explain", "parse_required_ops", "render_junit", "render_text",
            "run_check", "split_target"]

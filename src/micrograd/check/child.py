@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import json
-import numbers
-import operator
 import os
 import resource
 import signal
@@ -39,93 +38,33 @@ from typing import Any
 globals().update({name: value for name, value in vars(builtins).items()
                   if not name.startswith("_")})
 
-# --------------------------------------------------------------------------------------
-# Probe programs: the Python subset both the child (on the learner's class) and the parent
-# (on floats) evaluate. Statements: NAME = EXPR, EXPR, `for _ in range(N): ...`.
-# Expressions: numbers, names, + - * / **, unary -, and method calls without arguments.
-# --------------------------------------------------------------------------------------
 
-BINARY: dict[type[ast.AST], Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-          ast.Div: operator.truediv, ast.Pow: operator.pow}
-UNARY: dict[type[ast.AST], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-METHODS = ("exp", "log", "tanh", "relu", "sigmoid", "backward")
-MAX_LOOP = 10_000
+def _load_helpers() -> Any:
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childlib.py")
+    spec = importlib.util.spec_from_file_location("_micrograd_check_childlib", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-
-def parse_program(text: str) -> list[ast.stmt]:
-    """Parse a probe program, refusing anything outside the subset (a ValueError says what)."""
-    tree = ast.parse(text, mode="exec")
-    placed: set[int] = set()  # the range(N) of a loop, the .method of a call: allowed there only
-    for node in ast.walk(tree):
-        if isinstance(node, ast.For) and _is_range_loop(node) and isinstance(node.iter, ast.Call):
-            placed |= {id(node.iter), id(node.iter.func)}
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            placed.add(id(node.func))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and id(node) not in placed:
-            raise ValueError("probe program: attributes only as x.method()")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and id(node) not in placed:
-            raise ValueError("probe program: a call of a name is only `range(N)` in a loop")
-        allowed = (ast.Module, ast.Assign, ast.Expr, ast.For, ast.BinOp, ast.UnaryOp,
-                   ast.Name, ast.Load, ast.Store, ast.Constant, ast.Call, ast.Attribute,
-                   *BINARY, *UNARY)
-        if not isinstance(node, allowed):
-            raise ValueError(f"probe program: {type(node).__name__} is not allowed")
-        if isinstance(node, ast.Constant) and (
-                isinstance(node.value, bool) or not isinstance(node.value, (int, float))):
-            raise ValueError(f"probe program: only numbers, got {node.value!r}")
-        if isinstance(node, ast.Assign) and (
-                len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name)):
-            raise ValueError("probe program: assign to one name")
-        if isinstance(node, ast.For) and not _is_range_loop(node):
-            raise ValueError("probe program: loops are `for _ in range(N):` only")
-        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name) and not (
-                isinstance(node.func, ast.Attribute) and node.func.attr in METHODS
-                and not node.args and not node.keywords):
-            raise ValueError("probe program: only x.method() calls of " + ", ".join(METHODS))
-    return tree.body
-
-
-def _is_range_loop(node: ast.For) -> bool:
-    it = node.iter
-    return (isinstance(node.target, ast.Name) and not node.orelse and isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1
-            and isinstance(it.args[0], ast.Constant) and isinstance(it.args[0].value, int)
-            and 0 <= it.args[0].value <= MAX_LOOP)
-
-
-def run_program(body: list[ast.stmt], env: dict[str, Any],
-                call_method: Callable[[Any, str], Any]) -> Any:
-    """Run a parsed probe program in `env`; the value of its last statement is the result."""
-    result: Any = None
-    for stmt in body:
-        if isinstance(stmt, ast.Assign):
-            target = stmt.targets[0]
-            assert isinstance(target, ast.Name)  # parse_program allows nothing else
-            result = env[target.id] = _evaluate(stmt.value, env, call_method)
-        elif isinstance(stmt, ast.Expr):
-            result = _evaluate(stmt.value, env, call_method)
-        elif isinstance(stmt, ast.For):
-            count = stmt.iter.args[0] if isinstance(stmt.iter, ast.Call) else None
-            assert isinstance(count, ast.Constant) and isinstance(count.value, int)  # range(N)
-            for _ in range(count.value):
-                result = run_program(stmt.body, env, call_method)
-    return result
-
-
-def _evaluate(node: ast.expr, env: dict[str, Any], call_method: Callable[[Any, str], Any]) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        return env[node.id]
-    if isinstance(node, ast.BinOp):
-        return BINARY[type(node.op)](_evaluate(node.left, env, call_method),
-                                     _evaluate(node.right, env, call_method))
-    if isinstance(node, ast.UnaryOp):
-        return UNARY[type(node.op)](_evaluate(node.operand, env, call_method))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return call_method(_evaluate(node.func.value, env, call_method), node.func.attr)
-    raise ValueError(f"probe program: cannot evaluate {type(node).__name__}")
+# The probe-program language and the helpers that read a learner's objects live in
+# childlib.py (standard library only too), loaded by path under a private name: a learner's
+# own module called `childlib` can neither shadow it nor be shadowed by it.
+_HELPERS = _load_helpers()
+(parse_program, run_program, plain, number, safe_repr, safe_str, instance_state, is_two,
+ is_zero, is_import, future_flags, source_span, own_attr, instrument_walk, summarize_walk,
+ parameters_of, repeated_parameter, shared_neurons, graph_names) = (
+    getattr(_HELPERS, name) for name in (
+        "parse_program", "run_program", "plain", "number", "safe_repr", "safe_str",
+        "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
+        "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
+        "shared_neurons", "graph_names"))
+LEAF_ARGS: tuple[tuple[Any, ...], ...] = ((), ((),), ((), ""))
+(BINARY_TENSOR_OPS, BACKWARD_NAMES, TENSOR_ATTRS, CAPABILITY_ATTRS) = (
+    _HELPERS.BINARY_TENSOR_OPS, _HELPERS.BACKWARD_NAMES, _HELPERS.TENSOR_ATTRS,
+    _HELPERS.CAPABILITY_ATTRS)
 
 
 # --------------------------------------------------------------------------------------
@@ -157,6 +96,11 @@ class Child:
         self.learner_file = ""
         self.module: Any = None  # the learner's module and class: anything at all
         self.cls: Any = None
+        self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
+        self.data_attr, self.grad_attr, self.kind = "data", "grad", "scalar"
+        self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
+        self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
+        self.leaf_args: tuple[Any, ...] = ()  # what the constructor needs after the number
 
     # -- channel --------------------------------------------------------------------
 
@@ -188,8 +132,8 @@ class Child:
     # -- learner lines -----------------------------------------------------------------
 
     def learner_frames(self, tb: Any) -> list[int]:
-        return [f.lineno for f in _extract_tb(tb) if os.path.abspath(f.filename) == self.learner_file
-                and f.lineno is not None]
+        return [f.lineno for f in _extract_tb(tb)
+                if os.path.abspath(f.filename) == self.learner_file and f.lineno is not None]
 
     def describe(self, error: BaseException, outermost: bool = False) -> dict[str, Any]:
         """An exception as data: its type (and bases), message, learner line and frames."""
@@ -200,7 +144,8 @@ class Child:
                 text = f"line {f.lineno} in {f.name}: {(f.line or '').strip()}"
                 frames = [t for t in frames if t != text] + [text]
         line = (lines[0] if outermost else lines[-1]) if lines else None
-        if isinstance(error, SyntaxError) and os.path.abspath(error.filename or "") == self.learner_file:
+        if isinstance(error, SyntaxError) \
+                and os.path.abspath(error.filename or "") == self.learner_file:
             line = error.lineno
             message = f"{type(error).__name__}: {error.msg}"
         elif isinstance(error, ProbeTimeout):
@@ -215,7 +160,7 @@ class Child:
 
     def serve(self) -> None:
         handlers = {"load": self.load, "probe": self.probe, "construct": self.construct,
-                    "signature": self.signature, "nn": self.nn}
+                    "signature": self.signature, "nn": self.nn, "tensor": self.tensor}
         while True:
             request = self.receive()
             if request.get("do") == "stop":
@@ -240,14 +185,14 @@ class Child:
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
+        self.api = {k: v for k, v in dict(request.get("api") or {}).items() if v}
         sys.path.insert(0, request["root"])
         name = request["module_name"]
         if "." in name:  # inside a package: Python imports the package first, as here
             package = name.rpartition(".")[0]
-            try:
+            # any failure (even SystemExit): the statements below show it where it happens
+            with contextlib.suppress(BaseException):
                 self.limited(request["load_timeout"], lambda: __import__(package))
-            except BaseException:
-                pass  # the statements below show the error where it happens
             if isinstance(sys.modules.get(name), types.ModuleType):  # the package imported it
                 self.module = sys.modules[name]
                 self.cls, how = self.find_class(request.get("class_name"))
@@ -255,7 +200,7 @@ class Child:
         module = types.ModuleType(name)
         module.__file__ = request["path"]
         module.__package__ = name.rpartition(".")[0]
-        setattr(module, "__builtins__", builtins)  # the real ones, not this file's copies
+        module.__dict__["__builtins__"] = builtins  # the real ones, not this file's copies
         sys.modules[name] = module
         self.module = module
         with open(request["path"], "rb") as file:
@@ -270,7 +215,8 @@ class Child:
             if remaining <= 0:
                 failures.append({"unit": number, "timeout": "total", "error": None})
                 break
-            limit = min(per_unit, remaining)
+            # an import (torch takes seconds on a busy machine) may use what is left
+            limit = remaining if is_import(code_or_tree) else min(per_unit, remaining)
             _signal(signal.SIGALRM, _on_alarm)  # a statement before may have replaced it
             try:
                 tree = code_or_tree if isinstance(code_or_tree, ast.Module) \
@@ -303,33 +249,106 @@ class Child:
         if wanted:
             cls = getattr(module, wanted, None)
             if isinstance(cls, type):
+                self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
-        cls = getattr(module, "Value", None)
-        if isinstance(cls, type):
-            return cls, "class Value"
-        for name, obj in list(vars(module).items()):
-            if isinstance(obj, type) and callable(getattr(obj, "backward", None)):
-                try:
-                    sample = self.limited(1.0, functools.partial(obj, 2.0))
-                except BaseException:
-                    continue
-                if hasattr(sample, "data") and hasattr(sample, "grad"):
-                    return obj, f"class {name} (it has data, grad and backward)"
-        return None, "no class named Value, and no class with data, grad and backward()"
+        # classes defined in the file first, then imported ones (`from engine import Value`)
+        own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
+               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
+        own.sort(key=lambda c: (c.__module__ != module.__name__, c.__name__ != "Value",
+                                c.__name__ != "Tensor"))
+        for cls in own:
+            if self.discover(cls):
+                return cls, f"class {cls.__name__} (it holds a number and its gradient)"
+        return None, ("no class in the file that takes a number and keeps it with a gradient "
+                      "(like Value(2.0).data and .grad)")
+
+    def discover(self, cls: type) -> bool:
+        """The data and grad attributes and the backward entry of `cls` (overrides first)."""
+        api = self.api
+        for extra in LEAF_ARGS:  # Value(2.0), or Value(2.0, ()) without defaults
+            try:
+                sample = self.limited(1.0, functools.partial(cls, 2.0, *extra))
+                state = instance_state(sample)
+                self.leaf_args = extra
+                break
+            except BaseException:
+                continue
+        else:
+            return False
+        numeric = {k: v for k, v in state.items() if not callable(v)}
+        data = api.get("data") or next(
+            (k for k in ("data", "value", "val", "x", "v") if is_two(numeric.get(k))),
+            next((k for k, v in numeric.items() if is_two(v)), None))
+        grad = api.get("grad") or next(  # None before the first backward, as in PyTorch
+            (k for k in ("grad", "g", "gradient", "dx")
+             if k in numeric and (numeric[k] is None or is_zero(numeric[k]))),
+            next((k for k, v in numeric.items() if k != data and is_zero(v)), None))
+        if data is None or grad is None:
+            return False
+        self.data_attr, self.grad_attr = data, grad
+        self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
+
+        names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
+        for name in names:
+            method = getattr(cls, name, None)
+            if callable(method) and name != grad:
+                self.backward_entry = {"kind": "method", "name": name}
+                return True
+        for name, obj in list(vars(self.module).items()):
+            if isinstance(obj, types.FunctionType) and obj.__module__ == self.module.__name__ \
+                    and (name == api.get("backward") or (not api.get("backward") and any(
+                        w in name.lower() for w in ("backward", "backprop", "back_prop")))):
+                self.backward_entry = {"kind": "function", "name": name}
+                return True
+        self.backward_entry = None  # a class without backward: its own diagnosis
+        return True
+
+    def make(self, value: Any) -> Any:
+        """A leaf of the learner's class holding `value`."""
+        return self.cls(value, *self.leaf_args)
+
+    def run_backward(self, out: Any) -> Any:
+        entry = self.backward_entry
+        if entry is None:
+            raise AttributeError("the class has no backward entry")
+        if entry["kind"] == "function":
+            return getattr(self.module, entry["name"])(out)
+        return getattr(out, entry["name"])()
+
+    def call(self, obj: Any, name: str) -> Any:
+        """A probe program's method call; `backward` is the engine's own backward entry."""
+        return self.run_backward(obj) if name == "backward" else getattr(obj, name)()
 
     def class_info(self, how: str) -> dict[str, Any]:
         cls = self.cls
         if cls is None:
             return {"found": False, "how": how, "name": None, "methods": {}}
         methods: dict[str, list[int] | None] = {}
-        for attr in CAPABILITY_ATTRS + ("backward", "__init__"):
+        for attr in CAPABILITY_ATTRS + ("__init__",) + TENSOR_ATTRS:
             value = getattr(cls, attr, None)
             if value is None or value is getattr(object, attr, None):
                 continue
-            methods[attr] = source_span(value, self.learner_file)
+            methods[attr] = source_span(getattr(value, "fget", value), self.learner_file)
+        if self.kind == "tensor":
+            for name, obj in list(vars(self.module).items()):
+                if isinstance(obj, types.FunctionType) and name in TENSOR_ATTRS \
+                        and name not in methods:  # cross_entropy(logits, targets)
+                    methods[name] = source_span(obj, self.learner_file)
+                elif isinstance(obj, type) and obj is not cls:  # class Add: forward, backward
+                    step_back = getattr(obj, "backward", None)
+                    if callable(step_back) and callable(getattr(obj, "forward", None)):
+                        methods["class:" + name.lower()] = source_span(step_back,
+                                                                       self.learner_file)
+        entry = self.backward_entry
+        if entry is not None:
+            owner = self.module if entry["kind"] == "function" else cls
+            found = getattr(owner, entry["name"], None)
+            methods["backward"] = source_span(found, self.learner_file) if found else None
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
-                "mlp": isinstance(getattr(self.module, "MLP", None), type)}
+                "mlp": isinstance(getattr(self.module, "MLP", None), type),
+                "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
+                        "grad": self.grad_attr, "kind": self.kind}}
 
     # -- probes ------------------------------------------------------------------------
 
@@ -346,40 +365,101 @@ class Child:
         self.limited(request["timeout"], all_runs)
         return {"runs": runs}
 
-    def one_run(self, body: list[Any], inputs: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    def one_run(self, body: list[Any], inputs: dict[str, Any],
+                request: dict[str, Any]) -> dict[str, Any]:
         cls = self.cls
         run: dict[str, Any] = {"stage": "forward", "error": None}
         try:
-            leaves = {name: cls(float(x)) for name, x in inputs.items()}
-            before = {name: own_attr(leaf, "_backward") for name, leaf in leaves.items()}
-            out = run_program(body, dict(leaves), call_method)
+            leaves = {name: self.make(float(x)) for name, x in inputs.items()}
+            step = self.step_attr
+            before = {name: own_attr(leaf, step) for name, leaf in leaves.items()}
+            out = run_program(body, dict(leaves), self.call)
             run["result_type"] = type(out).__name__
             if not isinstance(out, cls):
                 run["result"] = safe_repr(out)
                 return run
-            run["data"] = number(getattr(out, "data", None))
+            run["data"] = number(getattr(out, self.data_attr, None))
             if request.get("backward_calls", 1) == 0:
                 return run
-            run["backward_is_none"] = getattr(out, "_backward", 0) is None
+            run["backward_is_none"] = getattr(out, step, 0) is None
             run["input_backward_replaced"] = any(
-                own_attr(leaf, "_backward") is not before[name] for name, leaf in leaves.items())
-            calls = instrument_walk(out) if request.get("walk") else None
+                own_attr(leaf, step) is not before[name] for name, leaf in leaves.items())
+            if request.get("walk"):  # the children and closure names, read off this node
+                self.prev_attr, self.step_attr = graph_names(out, cls)
+            calls = instrument_walk(out, self.prev_attr, self.step_attr) \
+                if request.get("walk") else None
             run["stage"] = "backward"
             for _ in range(request.get("backward_calls", 1)):
-                out.backward()
+                self.run_backward(out)
             run["stage"] = "done"
-            run["seed"] = number(out.grad)
-            run["grads"] = {name: number(leaf.grad) for name, leaf in leaves.items()}
+            run["seed"] = number(getattr(out, self.grad_attr))
+            run["grads"] = {name: number(getattr(leaf, self.grad_attr))
+                            for name, leaf in leaves.items()}
             if calls is not None:
-                run["walk"] = summarize_walk(*calls)
+                run["walk"] = summarize_walk(*calls, prev=self.prev_attr)
         except BaseException as error:
             run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return run
 
+    def tensor(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Steps of array ops on Tensor leaves (nested lists), then backward(): the loss and
+        every leaf's grad as nested lists. Ops come from a fixed table, never from text."""
+        run: dict[str, Any] = {"stage": "forward", "error": None}
+
+        def steps() -> None:
+            grad = self.grad_attr
+            env = {name: self.make(value) for name, value in request["inputs"].items()}
+            leaves = dict(env)
+            out = None
+            for target, op, args, params in request["steps"]:
+                out = env[target] = self.tensor_op(op, [env[a] for a in args], params)
+            run["data"] = plain(getattr(out, self.data_attr, None))
+            if request.get("backward_calls", 1) == 0:
+                run["stage"] = "done"
+                return
+            run["stage"] = "backward"
+            for _ in range(request.get("backward_calls", 1)):
+                self.run_backward(out)
+            run["stage"] = "done"
+            run["grads"] = {name: plain(getattr(leaf, grad, None)) for name, leaf in leaves.items()}
+
+        try:
+            self.limited(request["timeout"], steps)
+        except BaseException as error:
+            run["error"] = self.describe(error, isinstance(error, ProbeTimeout))
+        return {"runs": [run]}
+
+    def tensor_op(self, op: str, args: list[Any], params: dict[str, Any]) -> Any:
+        a = args[0]
+        if op in BINARY_TENSOR_OPS:
+            return BINARY_TENSOR_OPS[op](a, args[1])
+        if op == "T":
+            return a.T
+        if op == "reshape":
+            return a.reshape(*[int(n) for n in params["shape"]])
+        if op in ("sum", "mean"):  # only the arguments asked for: `def sum(self)` is fine
+            given = {k: params[k] for k in ("axis", "keepdims") if params.get(k) is not None}
+            return getattr(a, op)(**given)
+        extra: list[Any] = []
+        if op == "cross_entropy":
+            targets: list[Any] = [int(t) for t in params["targets"]]
+            if params.get("one_hot"):  # targets as rows of 0/1, (N, C)
+                classes = int(params["classes"])
+                targets = [[1.0 if j == t else 0.0 for j in range(classes)] for t in targets]
+            numpy = sys.modules.get("numpy")  # the learner's file imported it, not this one
+            extra = [numpy.asarray(targets) if numpy is not None else targets]
+        if op not in TENSOR_ATTRS + ("relu", "tanh", "exp", "log"):
+            raise ValueError(f"not a tensor op: {op!r}")
+        method = getattr(a, op, None)
+        if callable(method):
+            return method(*extra)
+        return getattr(self.module, op)(a, *extra)  # a module function: cross_entropy(x, t)
+
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
-        v = self.limited(request["timeout"], lambda: self.cls(2.0))
-        return {"has_data": hasattr(v, "data"), "has_grad": hasattr(v, "grad"),
-                "data": number(getattr(v, "data", None)), "grad": number(getattr(v, "grad", None))}
+        v = self.limited(request["timeout"], lambda: self.make(2.0))
+        data, grad = self.data_attr, self.grad_attr
+        return {"has_data": hasattr(v, data), "has_grad": hasattr(v, grad),
+                "data": number(getattr(v, data, None)), "grad": number(getattr(v, grad, None))}
 
     def signature(self, request: dict[str, Any]) -> dict[str, Any]:
         import inspect
@@ -397,7 +477,7 @@ class Child:
         return report
 
     def nn_stages(self, request: dict[str, Any]) -> dict[str, Any]:
-        cls, mlp_cls = self.cls, self.module.MLP
+        mlp_cls = self.module.MLP
         report: dict[str, Any] = {"stage": "build"}
         try:
             mlp = mlp_cls(3, [4, 4, 1])
@@ -407,172 +487,31 @@ class Child:
             report["shared"] = shared_neurons(mlp) + repeated_parameter(params)
             if report["distinct"] < len(params) or len(params) != len(request["weights"]):
                 return report
-            for p, w in zip(params, request["weights"]):
-                p.data = w
+            for p, w in zip(params, request["weights"], strict=True):
+                setattr(p, self.data_attr, w)
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
-            out = mlp([cls(v) for v in xs[0]])
+            out = mlp([self.make(v) for v in xs[0]])
             report["output"] = number(getattr(out, "data", out))
             report["stage"] = "training-step"
             for p in params:
-                p.grad = 0.0
-            loss = cls(0.0)
-            for x, y in zip(xs, ys):
-                loss = loss + (mlp([cls(v) for v in x]) - y) ** 2
-            loss.backward()
-            report["loss"] = number(loss.data)
-            report["grads"] = [number(p.grad) for p in params]
+                setattr(p, self.grad_attr, 0.0)
+            loss = self.make(0.0)
+            for x, y in zip(xs, ys, strict=True):
+                loss = loss + (mlp([self.make(v) for v in x]) - y) ** 2
+            self.run_backward(loss)
+            report["loss"] = number(getattr(loss, self.data_attr))
+            report["grads"] = [number(getattr(p, self.grad_attr)) for p in params]
             if callable(getattr(mlp, "zero_grad", None)):
                 report["stage"] = "zero-grad"
                 mlp.zero_grad()
-                report["grads_after_zero_grad"] = [number(p.grad) for p in params]
+                report["grads_after_zero_grad"] = [number(getattr(p, self.grad_attr))
+                                                   for p in params]
                 report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
             report["stage"] = "done"
         except BaseException as error:
             report["error"] = self.describe(error, isinstance(error, ProbeTimeout))
         return report
-
-
-CAPABILITY_ATTRS = ("__add__", "__mul__", "__sub__", "__truediv__", "__pow__", "__neg__",
-                    "__radd__", "__rmul__", "__rsub__", "__rtruediv__", "exp", "log", "tanh",
-                    "relu", "sigmoid")
-
-
-def call_method(obj: Any, name: str) -> Any:
-    return getattr(obj, name)()
-
-
-def future_flags(tree: ast.Module) -> int:
-    """Compiler flags of `from __future__ import ...` (they must carry to later statements)."""
-    import __future__
-    flags = 0
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
-            for alias in stmt.names:
-                feature = getattr(__future__, alias.name, None)
-                flags |= getattr(feature, "compiler_flag", 0)
-    return flags
-
-
-def source_span(fn: Any, learner_file: str) -> list[int] | None:
-    """[first line, last line] of a function in the learner's file, or None if elsewhere."""
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    if code is None or os.path.abspath(code.co_filename) != learner_file:
-        return None
-    lines = [line for _, _, line in code.co_lines() if line is not None]
-    return [code.co_firstlineno, max(lines + [code.co_firstlineno])]
-
-
-def own_attr(node: Any, name: str) -> Any:
-    """An attribute from the instance's own __dict__ (a property could build one per access)."""
-    try:
-        return object.__getattribute__(node, "__dict__").get(name)
-    except (AttributeError, TypeError):
-        return None
-
-
-def instrument_walk(out: Any) -> tuple[list[Any], dict[int, list[Any]], list[int]] | None:
-    """Wrap every node's _backward to record the order backward() calls them (needs _prev)."""
-    try:
-        consumers: dict[int, list[Any]] = {}
-        nodes, stack, seen = [], [out], {id(out)}
-        while stack:
-            node = stack.pop()
-            nodes.append(node)
-            for child in list(node._prev):
-                consumers.setdefault(id(child), []).append(node)
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append(child)
-        calls: list[int] = []
-        for node in nodes:
-            original = own_attr(node, "_backward")
-            if not callable(original):
-                return None
-
-            def counted(node_id: int = id(node), fn: Callable[[], Any] = original) -> Any:
-                calls.append(node_id)
-                return fn()
-
-            object.__getattribute__(node, "__dict__")["_backward"] = counted
-        return nodes, consumers, calls
-    except BaseException:
-        return None
-
-
-def summarize_walk(nodes: list[Any], consumers: dict[int, list[Any]],
-                   calls: list[int]) -> dict[str, Any] | None:
-    """How many inner nodes ran their _backward twice; the first node run before a consumer."""
-    if not calls:
-        return None
-    inner = [n for n in nodes if list(getattr(n, "_prev", ()))]
-    twice = sum(1 for n in inner if calls.count(id(n)) > 1)
-    position = {node_id: i for i, node_id in enumerate(calls)}
-    early = None
-    for node in inner:
-        for consumer in consumers.get(id(node), []):
-            if id(node) in position and id(consumer) in position \
-                    and position[id(node)] < position[id(consumer)]:
-                early = [safe_str(getattr(node, "_op", "?"))[:20],
-                         safe_str(getattr(consumer, "_op", "?"))[:20]]
-                break
-        if early:
-            break
-    return {"twice": twice, "early": early}
-
-
-def parameters_of(model: Any) -> list[Any]:
-    for name in ("parameters", "params"):
-        method = getattr(model, name, None)
-        if callable(method):
-            return list(method())
-    raise AttributeError("the MLP has no parameters() method")
-
-
-def repeated_parameter(params: list[Any]) -> list[str]:
-    first: dict[int, int] = {}
-    for i, p in enumerate(params):
-        if id(p) in first:
-            return [f"parameters()[{i}] is parameters()[{first[id(p)]}]"]
-        first[id(p)] = i
-    return []
-
-
-def shared_neurons(mlp: Any) -> list[str]:
-    for k, layer in enumerate(getattr(mlp, "layers", None) or []):
-        neurons = getattr(layer, "neurons", None)
-        if isinstance(neurons, list) and len(neurons) > len({id(n) for n in neurons}):
-            return [f"layers[{k}].neurons holds {len(neurons)} entries but only "
-                    f"{len({id(n) for n in neurons})} distinct Neuron object(s)"]
-    return []
-
-
-def number(x: Any) -> Any:
-    """A number as JSON can carry it; anything else as {'type', 'repr'} for the parent."""
-    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)):
-        try:
-            return float(x)
-        except BaseException:
-            pass
-    return {"type": safe_str(type(x).__name__)[:60], "repr": safe_repr(x)}
-
-
-def safe_repr(x: Any, limit: int = 80) -> str:
-    try:
-        text = repr(x)
-        if type(text) is not str:
-            raise TypeError
-    except BaseException:  # a learner's __repr__ can raise anything
-        text = f"<{type(x).__name__} object>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def safe_str(x: Any) -> str:
-    try:
-        text = str(x)
-        return text if type(text) is str else "?"
-    except BaseException:
-        return "?"
 
 
 CAP_SYS_RESOURCE = 24                 # linux/capability.h

@@ -46,13 +46,14 @@ def reference_mlp(weights: list[float], x: list[float], hidden: str, output: str
             w = weights[k:k + SIZES[layer]]
             bias = weights[k + SIZES[layer]]
             k += SIZES[layer] + 1
-            outs.append(act(sum(wi * xi for wi, xi in zip(w, x)) + bias))
+            outs.append(act(sum(wi * xi for wi, xi in zip(w, x, strict=True)) + bias))
         x = outs
     return x[0]
 
 
 def reference_loss(weights: list[float], hidden: str, output: str) -> float:
-    return sum((reference_mlp(weights, x, hidden, output) - y) ** 2 for x, y in zip(XS, YS))
+    return sum((reference_mlp(weights, x, hidden, output) - y) ** 2
+               for x, y in zip(XS, YS, strict=True))
 
 
 def loss_gradient(hidden: str, output: str) -> list[float]:
@@ -131,15 +132,16 @@ def judge_nn(report: Observation, engine: Engine) -> list[ProbeResult]:
     record = _probe("nn-training-step")
     want = loss_gradient(*arch)
     grads = [g if isinstance(g, (int, float)) else math.nan for g in report.get("grads", [])]
-    bad = [i for i, (g, w) in enumerate(zip(grads, want)) if not close(g, w)]
+    # as many gradients as the child reported, which need not be 41: counted as wrong below
+    bad = [i for i, (g, w) in enumerate(zip(grads, want, strict=False)) if not close(g, w)]
     if len(grads) != len(want):
         bad = bad or [len(grads)]
-    new_loss = reference_loss([w - 0.05 * g for w, g in zip(WEIGHTS, grads)], *arch)
+    new_loss = reference_loss([w - 0.05 * g for w, g in zip(WEIGHTS, grads, strict=False)], *arch)
     record.got = {"loss": shown(report.get("loss")), "loss_after_step": new_loss,
                   "wrong_grads": len(bad)}
     record.expected = {"loss": reference_loss(WEIGHTS, *arch),
                        "loss_after_step": reference_loss(
-                           [w - 0.05 * g for w, g in zip(WEIGHTS, want)], *arch),
+                           [w - 0.05 * g for w, g in zip(WEIGHTS, want, strict=True)], *arch),
                        "wrong_grads": 0}
     if bad:
         i = bad[0]

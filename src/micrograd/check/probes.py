@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from micrograd.check.child import parse_program, run_program
+from micrograd.check.childlib import parse_program, run_program
 
 H_REL = 1e-6          # central-difference step, relative to |x| (at least this absolute)
 RTOL, ATOL = 1e-4, 1e-6
@@ -58,6 +58,7 @@ class Probe:
     walk: bool = False           # record the order of _backward calls
     backward_calls: int = 1
     title: str = ""              # how the expression is shown, if not `program`
+    fault: str = ""              # any failure of this probe is this diagnosis (an edge point)
 
     @property
     def mismatch(self) -> str:
@@ -77,10 +78,15 @@ class Probe:
 # The float reference
 # ------------------------------------------------------------------------------------------
 
+def _sigmoid(x: float) -> float:
+    """The float reference: exp of a non-positive number only, so it never overflows."""
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
 FLOAT_METHODS = {
     "exp": math.exp, "log": math.log, "tanh": math.tanh,
     "relu": lambda x: x if x > 0 else 0.0,
-    "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x)),
+    "sigmoid": _sigmoid,
     "backward": lambda x: x,
 }
 
@@ -128,8 +134,11 @@ def tidy(x: float) -> float:
 # ------------------------------------------------------------------------------------------
 
 UNARY_AT = {"exp": 0.7, "log": 1.7, "tanh": 0.6, "relu": 0.8, "sigmoid": -0.4}
+POW_EDGES = ("pow-negative-exponent", "pow-negative-base")  # `/` is often `* other**-1`
 WALKER = ("chain-2",)  # a failure here means the graph walk, not the op, is wrong
 BASIC = ("add", "mul", "chain-2", "reuse-add", "reuse-mul", "reuse-mul-add")
+TANH = ("tanh", "reuse-tanh")
+RELU = ("relu", "relu-negative", "reuse-relu")
 GRAPH_REPEAT = 24      # fresh graphs per graph-order probe: a set-order bug shows in some
 
 
@@ -152,8 +161,12 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               needs=("add", "mul"), on_mismatch="wrong-topo-order", after=("add", "mul")),
         Probe(id="pow-int", group="ops", program="a ** 3", inputs=a, needs=("pow",), op="pow"),
         Probe(id="pow-float", group="ops", program="a ** 2.5", inputs=a, needs=("pow",), op="pow"),
-        Probe(id="pow-negative", group="ops", program="a ** -1", inputs=a, needs=("pow",),
-              op="pow"),
+        Probe(id="pow-negative-exponent", group="ops", program="a ** -1", inputs=a,
+              needs=("pow",), op="pow", fault="pow-negative-exponent",
+              after=("pow-int", "pow-float")),
+        Probe(id="pow-negative-base", group="ops", program="a ** 2", inputs={"a": -3.0},
+              needs=("pow",), op="pow", fault="pow-negative-base", after=("pow-int",),
+              points=({"a": -3.0}, {"a": 0.0}), title="a ** 2 for a in (-3, 0)"),
         Probe(id="add-number", group="ops", program="a + 2", inputs=a, needs=("add",), op="add"),
         Probe(id="mul-number", group="ops", program="a * 3.5", inputs=a, needs=("mul",),
               op="mul"),
@@ -162,11 +175,11 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
         Probe(id="sub", group="ops", program="a - b", inputs=b, needs=("sub",), op="sub",
               after=("add", "neg") + WALKER),
         Probe(id="truediv", group="ops", program="a / b", inputs=b, needs=("truediv",),
-              op="truediv", after=("mul", "pow-negative") + WALKER),
+              op="truediv", after=("mul",) + POW_EDGES + WALKER),
         Probe(id="sub-number", group="ops", program="a - 2", inputs=a, needs=("sub",),
               op="sub", after=("add-number", "sub") + WALKER),
         Probe(id="truediv-number", group="ops", program="a / 4", inputs=a, needs=("truediv",),
-              op="truediv", after=("mul-number", "truediv") + WALKER),
+              op="truediv", after=("mul-number", "truediv") + POW_EDGES + WALKER),
         Probe(id="radd", group="reflected", program="2 + a", inputs=a, needs=("radd",),
               op="radd", after=("add-number",) + WALKER),
         Probe(id="rmul-int", group="reflected", program="3 * a", inputs=a, needs=("rmul",),
@@ -176,17 +189,31 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
         Probe(id="rsub", group="reflected", program="2 - a", inputs=a, needs=("rsub",),
               op="rsub", after=("radd", "neg") + WALKER),
         Probe(id="rtruediv", group="reflected", program="4 / a", inputs=a, needs=("rtruediv",),
-              op="rtruediv", after=("rmul-int", "pow-negative") + WALKER),
+              op="rtruediv", after=("rmul-int", "truediv") + POW_EDGES + WALKER),
     ]
     for name, x in UNARY_AT.items():
         probes.append(Probe(id=name, group="ops", program=f"a.{name}()", inputs={"a": x},
                             needs=(name,), op=name,
                             after=("chain-2",) if name == "sigmoid" else ()))
-        if name == "tanh":
-            probes.append(Probe(id="tanh-range", group="ops", kind="range", program="a.tanh()",
-                                needs=("tanh",), op="tanh", backward_calls=0,
-                                points=tuple({"a": x} for x in (30.0, -30.0, 400.0, -400.0)),
-                                title="a.tanh() for a in (30, -30, 400, -400)"))
+    # edge points, forward only: large |x| (overflow of a textbook formula), log near 0
+    probes += [
+        Probe(id="tanh-range", group="ops", kind="range", program="a.tanh()", needs=("tanh",),
+              op="tanh", backward_calls=0, after=("tanh",),
+              points=tuple({"a": x} for x in (30.0, -30.0, 360.0, -360.0, 800.0, -800.0)),
+              title="a.tanh() for a in (30, -30, 360, -360, 800, -800)"),
+        Probe(id="sigmoid-range", group="ops", kind="range", program="a.sigmoid()",
+              needs=("sigmoid",), op="sigmoid", backward_calls=0, after=("sigmoid",),
+              points=tuple({"a": x} for x in (40.0, -40.0, 800.0, -800.0)),
+              title="a.sigmoid() for a in (40, -40, 800, -800)"),
+        Probe(id="exp-range", group="ops", kind="range", program="a.exp()", needs=("exp",),
+              op="exp", backward_calls=0, after=("exp",),
+              points=tuple({"a": x} for x in (-800.0, 700.0)),
+              title="a.exp() for a in (-800, 700)"),
+        Probe(id="log-small", group="ops", kind="range", program="a.log()", needs=("log",),
+              op="log", backward_calls=0, after=("log",),
+              points=tuple({"a": x} for x in (1e-9, 1e-300)),
+              title="a.log() for a in (1e-9, 1e-300)"),
+    ]
     probes.append(Probe(id="relu-negative", group="ops", program="a.relu()", inputs={"a": -0.8},
                         needs=("relu",), op="relu"))
     # accumulation: a node used twice must receive both contributions (+=, not =)
@@ -197,7 +224,8 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               op="mul", on_mismatch="grad-overwritten", after=("mul",) + WALKER),
         Probe(id="reuse-mul-add", group="reuse", program="a * b + a",
               inputs={"a": 2.0, "b": 3.0}, needs=("add", "mul"), op="mul",
-              on_mismatch="grad-overwritten", after=("add", "mul") + WALKER),
+              on_mismatch="grad-assigned:mul",
+              after=("add", "mul", "reuse-add", "reuse-mul") + WALKER),
         Probe(id="reuse-pow", group="reuse", program="a ** 3 + a", inputs={"a": 1.3},
               needs=("add", "pow"), op="pow", on_mismatch="grad-assigned:pow",
               after=("add", "pow-int") + WALKER),
@@ -209,7 +237,7 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
             on_mismatch="exp-grad-assigned" if name == "exp" else f"grad-assigned:{name}",
             after=("add", name) + WALKER))
     chain_step = "(x*0.9 + b*0.1).tanh()" if has_tanh else "(x*0.9 + b*0.1)*0.5 + 1"
-    tanh = ("tanh",) if has_tanh else ()
+    tanh = TANH if has_tanh else ()
     graph: dict[str, Any] = {"group": "graph", "on_mismatch": "wrong-topo-order", "walk": True,
                              "repeat": GRAPH_REPEAT}
     probes += [
@@ -218,14 +246,14 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               after=BASIC, **graph),  # t feeds y along a short and a long path
         Probe(id="lecture-neuron", program="(x1*w1 + x2*w2 + b).tanh()",
               inputs={"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432},
-              needs=("add", "mul", "tanh"), after=BASIC + ("tanh",), **graph),
+              needs=("add", "mul", "tanh"), after=BASIC + TANH, **graph),
         Probe(id="micrograd-readme",
               program="z = 2*x + 2 + x\nq = z.relu() + z*x\nh = (z*z).relu()\ny = h + q + q*x",
               inputs={"x": -4.0}, needs=("add", "mul", "radd", "rmul", "relu"),
-              after=BASIC + ("relu", "relu-negative", "radd", "rmul-int"), **graph),
+              after=BASIC + RELU + ("radd", "rmul-int"), **graph),
         Probe(id="chain-50", program=f"x = a\nfor _ in range(25): x = {chain_step}\nx",
               title=f"x = a; 25 times: x = {chain_step}", inputs={"a": 0.3, "b": -0.8},
-              needs=("add", "mul") + tanh, after=BASIC + tanh, **graph),
+              needs=("add", "mul") + tanh[:1], after=BASIC + tanh, **graph),
         Probe(id="chain-2000", group="graph", program="x = a\nfor _ in range(2000): x = x + b\nx",
               title="x = a; 2000 times: x = x + b", inputs={"a": 1.0, "b": 0.5},
               needs=("add",), on_mismatch="wrong-topo-order", after=("add", "reuse-add") + WALKER),
@@ -234,8 +262,8 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               needs=("add", "mul"), after=BASIC,
               title="(a*b).backward(); (a*b).backward()   (two fresh graphs, same leaves)"),
         Probe(id="backward-same-graph-twice", group="backward", kind="twice",
-              program="t = a*b\nt + c", inputs={"a": 2.0, "b": -3.0, "c": 1.0},
-              needs=("add", "mul"), after=BASIC, backward_calls=2,
-              title="t = a*b; y = t + c; y.backward(); y.backward()"),
+              program="t = a + b\nt + a", inputs={"a": 1.5, "b": -0.5}, needs=("add",),
+              after=("add", "reuse-add") + WALKER, backward_calls=2,
+              title="t = a + b; y = t + a; y.backward(); y.backward()"),
     ]
     return probes

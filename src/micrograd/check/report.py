@@ -12,8 +12,11 @@ from typing import Any
 from micrograd.check.diagnoses import explain
 
 SCHEMA = "micrograd-check/1"
-STATUSES = ("pass", "fail", "error", "warn", "missing", "skipped")
+STATUSES = ("pass", "fail", "error", "limit", "warn", "missing", "skipped")
 FAILING = ("fail", "error")
+# what the lecture's design (and micrograd 0.1.0) also does: shown, explained, and a failure
+# only with --strict
+LIMITS = ("recursion-limit", "stale-intermediate-grads", "tanh-overflow")
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Report:
     stdout: str = ""
     stubbed_modules: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    api: dict[str, Any] = field(default_factory=dict)  # the class, backward, data, grad used
 
     @property
     def counts(self) -> dict[str, int]:
@@ -62,15 +66,28 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """True when no probe failed or errored (missing ops and warnings don't count)."""
+        """True when no probe failed or errored (limits, missing ops and warnings don't count)."""
         return not any(p.status in FAILING for p in self.probes)
+
+    @property
+    def verdict(self) -> str:
+        """'fail' (a probe failed or errored), 'limits-only' (only the lecture's design limits),
+        or 'pass'. Warnings and missing ops don't change it."""
+        if not self.ok:
+            return "fail"
+        return "limits-only" if any(p.status == "limit" for p in self.probes) else "pass"
+
+    def passes(self, strict: bool = False) -> bool:
+        """The exit status's question: no failure (and, with `strict`, no limit either)."""
+        return self.verdict == "pass" or (self.verdict == "limits-only" and not strict)
 
     @property
     def diagnoses(self) -> list[str]:
         """The distinct diagnosis ids of failing and warning probes, in probe order."""
         seen: list[str] = []
         for p in self.probes:
-            if p.diagnosis and p.status in ("fail", "error", "warn") and p.diagnosis not in seen:
+            if p.diagnosis and p.status in ("fail", "error", "limit", "warn") \
+                    and p.diagnosis not in seen:
                 seen.append(p.diagnosis)
         return seen
 
@@ -87,6 +104,8 @@ class Report:
             "class": self.class_name,
             "class_found": self.class_found_how,
             "ok": self.ok,
+            "verdict": self.verdict,
+            "api": self.api,
             "counts": self.counts,
             "diagnoses": [explain(d).to_dict() for d in self.diagnoses],
             "probes": [p.to_dict() for p in self.probes],
@@ -153,10 +172,10 @@ def _finite(value: Any) -> Any:
 # Terminal
 # ---------------------------------------------------------------------------------------
 
-COLOURS = {"pass": "32", "fail": "31", "error": "31;1", "warn": "33", "missing": "36",
-           "skipped": "2"}
-MARKS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "warn": "WARN", "missing": "MISSING",
-         "skipped": "SKIP"}
+COLOURS = {"pass": "32", "fail": "31", "error": "31;1", "limit": "35", "warn": "33",
+           "missing": "36", "skipped": "2"}
+MARKS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "limit": "LIMIT", "warn": "WARN",
+         "missing": "MISSING", "skipped": "SKIP"}
 
 
 def _paint(text: str, status: str, colour: bool) -> str:
@@ -183,6 +202,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     """A table of every probe, then one block per diagnosis with its explanation and fix."""
     lines = [f"micrograd check {report.path}",
              f"  engine class: {report.class_name or '(none)'} — {report.class_found_how}"]
+    if report.api:
+        lines.append("  used: " + describe_api(report.api))
     if report.stubbed_modules:
         lines.append("  not installed, replaced by a harmless stub: "
                      + ", ".join(report.stubbed_modules))
@@ -191,8 +212,9 @@ def render_text(report: Report, colour: bool = False) -> str:
     lines.append(f"  {'STATUS':8} {'PROBE':{width}}  DIAGNOSIS / EXPRESSION")
     for p in report.probes:
         mark = _paint(f"{MARKS[p.status]:8}", p.status, colour)
-        if p.status in ("fail", "error", "warn") and p.diagnosis:
-            note = p.diagnosis + (f"  (follows from {p.consequence_of})" if p.consequence_of else "")
+        if p.status in ("fail", "error", "limit", "warn") and p.diagnosis:
+            follows = f"  (follows from {p.consequence_of})" if p.consequence_of else ""
+            note = p.diagnosis + follows
         elif p.status == "missing":
             note = f"{p.diagnosis or ''}  {p.detail}".strip()
         else:
@@ -201,7 +223,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     for diag_id in report.diagnoses:
         entry = explain(diag_id)
         examples = [p for p in report.probes if p.diagnosis == diag_id
-                    and p.status in ("fail", "error", "warn")]
+                    and p.status in ("fail", "error", "limit", "warn")]
         first = next((p for p in examples if not p.consequence_of), examples[0])
         status = first.status
         lines += ["", _paint(f"{MARKS[status]} {diag_id}", status, colour) + f" — {entry.title}"]
@@ -234,9 +256,14 @@ def render_text(report: Report, colour: bool = False) -> str:
                                    initial_indent="  ", subsequent_indent="    ")
     c = report.counts
     summary = (f"{c['pass']} passed, {c['fail']} failed, {c['error']} errors, "
-               f"{c['warn']} warnings, {c['missing']} missing, {c['skipped']} not run "
-               f"({report.seconds:.1f} s)")
-    lines += ["", _paint(summary, "pass" if report.ok else "fail", colour)]
+               f"{c['limit']} limits, {c['warn']} warnings, {c['missing']} missing, "
+               f"{c['skipped']} not run ({report.seconds:.1f} s)")
+    verdict = {"pass": "verdict: PASS", "fail": "verdict: FAIL",
+               "limits-only": "verdict: LIMITS ONLY — the lecture's own design limits, not bugs "
+                              "(exit 0; --strict makes them failures)"}[report.verdict]
+    lines += ["", _paint(summary, "pass" if report.ok else "fail", colour),
+              _paint(verdict, {"limits-only": "limit"}.get(report.verdict, report.verdict),
+                     colour)]
     return "\n".join(lines)
 
 
@@ -244,19 +271,35 @@ def render_text(report: Report, colour: bool = False) -> str:
 # JUnit XML
 # ---------------------------------------------------------------------------------------
 
-def render_junit(report: Report) -> str:
-    """One <testcase> per probe; failures carry the diagnosis; missing ops are <skipped>."""
+def render_junit(report: Report, strict: bool = False) -> str:
+    """One <testcase> per probe; failures carry the diagnosis; missing ops are <skipped>.
+
+    A limit is a passed testcase with a `verdict=limit` property and a <system-out> note
+    (with `strict`, a <failure> like any other); the suite's `verdict` property says
+    pass, limits-only or fail.
+    """
     c = report.counts
     suites = ET.Element("testsuites", name="micrograd check")
     suite = ET.SubElement(suites, "testsuite", name=printable(f"micrograd check {report.path}"),
-                          tests=str(len(report.probes)), failures=str(c["fail"]),
+                          tests=str(len(report.probes)),
+                          failures=str(c["fail"] + (c["limit"] if strict else 0)),
                           errors=str(c["error"]), skipped=str(c["missing"] + c["skipped"]),
                           time=f"{report.seconds:.3f}")
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="verdict", value=report.verdict)
+    ET.SubElement(properties, "property", name="limits", value=str(c["limit"]))
     for p in report.probes:
         case = ET.SubElement(suite, "testcase", classname=printable(f"micrograd.check.{p.group}"),
                              name=printable(p.id))
         text = printable(_probe_text(p), keep="\n")
-        if p.status == "fail":
+        if p.status == "limit" and strict:
+            ET.SubElement(case, "failure", message=_message(p),
+                          type=printable(p.diagnosis or "limit")).text = text
+        elif p.status == "limit":  # a passed testcase that says so: CI stays green unless --strict
+            limit_props = ET.SubElement(case, "properties")
+            ET.SubElement(limit_props, "property", name="verdict", value="limit")
+            ET.SubElement(case, "system-out").text = "limit (not a bug; --strict fails it): " + text
+        elif p.status == "fail":
             ET.SubElement(case, "failure", message=_message(p),
                           type=printable(p.diagnosis or "fail")).text = text
         elif p.status == "error":
@@ -268,6 +311,15 @@ def render_junit(report: Report) -> str:
             ET.SubElement(case, "system-out").text = "warning: " + text
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def describe_api(api: dict[str, Any]) -> str:
+    """'class Num, backward root.grad(), data .val, grad .g' from a report's `api`."""
+    backward = api.get("backward") or {}
+    call = (f"{backward.get('name')}(root)" if backward.get("kind") == "function"
+            else f"root.{backward.get('name')}()")
+    return (f"class {api.get('class')}, backward {call}, data .{api.get('data')}, "
+            f"grad .{api.get('grad')}")
 
 
 def _message(p: ProbeResult) -> str:

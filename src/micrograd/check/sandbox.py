@@ -7,6 +7,7 @@ the same user, with the same network access; see docs/checker.md.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import math
@@ -214,11 +215,9 @@ class Sandbox:
         """After the last request: read what is left, so a late duplicate is still seen."""
         if self._requests is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.write(self._requests, (json.dumps({"do": "stop", "id": "stop", "nonce": ""})
                                       + "\n").encode())
-        except OSError:
-            pass
         deadline = time.monotonic() + seconds
         while True:
             try:
@@ -247,10 +246,8 @@ class Sandbox:
         """Kill the child and every process it started (however it escaped), remove files."""
         for fd in (self._requests, self._reports):
             if fd is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         self._requests = self._reports = None
         if self.process is not None:
             kill_descendants(self.process, self.token)
@@ -314,25 +311,19 @@ def descendants(root: int, token: str) -> set[int]:
 def kill_descendants(process: subprocess.Popen[bytes], token: str, rounds: int = 200) -> None:
     """SIGKILL the child's process group and every descendant until none is left; reap the
     ones re-parented to us (we are their subreaper)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     for _ in range(rounds):
         alive = descendants(process.pid, token) if sys.platform.startswith("linux") else set()
         for pid in alive:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         _reap_orphans(process.pid)
         if not alive:
             break
         time.sleep(0.005)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
     _reap_orphans(process.pid)
 
 
@@ -344,7 +335,5 @@ def _reap_orphans(child_pid: int) -> None:
         stat = _stat(pid)
         if stat and stat[1] == me and stat[0] == "Z" and int(pid) != child_pid \
                 and int(pid) not in _ACTIVE_CHILDREN:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(int(pid), os.WNOHANG)
-            except ChildProcessError:
-                pass

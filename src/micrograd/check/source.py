@@ -10,6 +10,7 @@ import ast
 import io
 import json
 import shutil
+import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,18 @@ def notebook_to_source(cells: list[dict[str, Any]],
     return "\n".join(lines) + "\n", origin, code_cells
 
 
+# CPython 3.11's AST validator keeps its recursion-depth counter per interpreter, not per
+# thread: two threads parsing at once (check_engine called from a thread pool) can trip it
+# into "SystemError: AST constructor recursion depth mismatch". Parsing is serialised.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(text: str, filename: str = "<unknown>") -> ast.Module:
+    """ast.parse, one thread at a time (see _PARSE_LOCK)."""
+    with _PARSE_LOCK:
+        return ast.parse(text, filename)
+
+
 def parse_for_checks(learner: Learner) -> tuple[str, ast.Module]:
     """The source for the source checks (a notebook: cells that don't parse blanked), parsed.
 
@@ -139,7 +152,7 @@ def parse_for_checks(learner: Learner) -> tuple[str, ast.Module]:
     if learner.cells is not None:
         text = parsable_cells_only(text, learner.cells)
     try:
-        return text, ast.parse(text)
+        return text, parse(text)
     except (RecursionError, MemoryError):
         raise ValueError(f"{learner.path}: the source is nested too deeply for Python's "
                          "compiler (a very long expression?); Python could not run it either"
@@ -151,7 +164,7 @@ def parsable_cells_only(source: str, cells: list[tuple[int, int, int]]) -> str:
     lines = source.split("\n")
     for _, first, last in cells:
         try:
-            ast.parse("\n".join(lines[first - 1:last]))
+            parse("\n".join(lines[first - 1:last]))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             lines[first - 1:last] = [""] * (last - first + 1)
     return "\n".join(lines)
@@ -204,7 +217,8 @@ def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None,
         return target
     folder = learner.path.resolve().parent
     for file in sorted(folder.iterdir()):
-        if file.is_file() and file.suffix in (".py", ".ipynb") and file.resolve() != learner.path.resolve():
+        if file.is_file() and file.suffix in (".py", ".ipynb") \
+                and file.resolve() != learner.path.resolve():
             copy(file, work / file.name)
     for name in imported_names(tree):
         package = folder / name

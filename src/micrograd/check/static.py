@@ -12,6 +12,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from micrograd.check.source import parse
+
 # when the scan must stop (--timeout covers the parent's own work); per thread of checking
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
 
@@ -158,10 +160,13 @@ def tiny_finite_difference_step(tree: ast.Module) -> list[Finding]:
     for node in _walk(tree):
         pairs: list[tuple[str, ast.AST, int]] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            args = node.args.args + node.args.kwonlyargs
-            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) \
+            # `defaults` belong to the last positional parameters, positional-only ones too
+            positional = node.args.posonlyargs + node.args.args
+            args = positional + node.args.kwonlyargs
+            defaults = [None] * (len(positional) - len(node.args.defaults)) \
                 + list(node.args.defaults) + list(node.args.kw_defaults)
-            pairs += [(a.arg, d, node.lineno) for a, d in zip(args, defaults) if d is not None]
+            pairs += [(a.arg, d, node.lineno) for a, d in zip(args, defaults, strict=True)
+                      if d is not None]
         elif isinstance(node, ast.Assign):
             pairs += [(t.id, node.value, node.lineno) for t in node.targets
                       if isinstance(t, ast.Name)]
@@ -217,7 +222,7 @@ def static_findings(source: str, deadline: float | None = None,
                     tree: ast.Module | None = None) -> list[Finding]:
     """All source-level findings; raises SyntaxError if the source does not parse, and
     ScanTimeout once time.monotonic() passes `deadline`. `tree`: the source already parsed."""
-    tree = tree if tree is not None else ast.parse(source)
+    tree = tree if tree is not None else parse(source)
     token = _DEADLINE.set(deadline)
     try:
         return _findings(tree, source)

@@ -196,7 +196,7 @@ def train_moons(steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
         data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
         reg_loss = 1e-4 * sum((p * p).sum() for p in params)  # L2, alpha = 1e-4
         total = data_loss + reg_loss
-        accuracy = float(((scores.data > 0) == (y > 0)).mean())
+        accuracy = float(((scores._array > 0) == (y > 0)).mean())
         model.zero_grad()
         total.backward()
         optimizer.step()

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from micrograd.optim.optimizer import Optimizer, check_positive_int
 
@@ -58,7 +59,9 @@ class LRScheduler:
 
     def _apply(self) -> None:
         self._last_lr = [self.lr_for(self.last_epoch, base) for base in self.base_lrs]
-        for group, lr in zip(self.optimizer.param_groups, self._last_lr):
+        # A group added to the optimizer after this scheduler was made keeps its own rate,
+        # as in torch: the zip stops at the groups the scheduler knows.
+        for group, lr in zip(self.optimizer.param_groups, self._last_lr, strict=False):
             group["lr"] = lr
 
     def step(self) -> None:
@@ -195,7 +198,7 @@ class OneCycleLR(LRScheduler):
                    else [float(v) for v in max_lr])
         if len(max_lrs) != len(groups):
             raise ValueError(f"expected {len(groups)} max_lr values, got {len(max_lrs)}")
-        for group, top in zip(groups, max_lrs):
+        for group, top in zip(groups, max_lrs, strict=True):
             group["initial_lr"] = top / div_factor
             group["max_lr"] = top
             group["min_lr"] = group["initial_lr"] / final_div_factor

@@ -5,29 +5,36 @@ A parameter is any object whose `.data` and `.grad` support `+ - * / **` with fl
 (`x ** 0.5`, never `math.sqrt(x)`) and never imports numpy: a scalar-only install works.
 
 Parameter and gradient values are read and written through the accessors below and
-nowhere else, so changing what `.grad` holds (an array today, a Tensor later) is a one-line
-change in `grad_value`.
+nowhere else. A Tensor's `.data`/`.grad` are Tensors (as torch's), so for a Tensor they
+use its raw arrays `_array`/`_grad_array`: plain numpy arithmetic, no Tensor made per step.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def param_value(p: Any) -> Any:
-    """The number or array a parameter holds."""
-    return p.data
+    """The number or array a parameter holds (a Tensor's raw array, a Value's float)."""
+    try:
+        return p._array
+    except AttributeError:
+        return p.data
 
 
 def grad_value(p: Any) -> Any:
     """The number or array of a parameter's gradient (None: no gradient, no step)."""
-    return p.grad
+    try:
+        return p._grad_array
+    except AttributeError:
+        return p.grad
 
 
 def subtract_from_param(p: Any, delta: Any) -> None:
     """p <- p - delta: in place for an array (no new array: the step stays as fast as a
     rebinding one, and views of the parameter see the change); a number is rebound."""
-    old = p.data
+    old = param_value(p)
     if hasattr(old, "shape") and hasattr(old, "dtype"):
         old -= delta
     else:
@@ -36,7 +43,7 @@ def subtract_from_param(p: Any, delta: Any) -> None:
 
 def scale_param(p: Any, factor: float) -> None:
     """p <- p * factor, in place for an array."""
-    old = p.data
+    old = param_value(p)
     if hasattr(old, "shape") and hasattr(old, "dtype"):
         old *= factor
     else:
@@ -190,12 +197,12 @@ class Optimizer:
             raise ValueError(f"loaded state dict has {len(saved_groups)} parameter groups, "
                              f"this optimizer has {len(self.param_groups)}")
         by_index: dict[int, Any] = {}
-        for saved, group in zip(saved_groups, self.param_groups):
+        for saved, group in zip(saved_groups, self.param_groups, strict=True):
             if len(saved["params"]) != len(group["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't "
                                  f"match the size of optimizer's group ({len(saved['params'])} "
                                  f"against {len(group['params'])} parameters)")
-            by_index.update(zip(saved["params"], group["params"]))
+            by_index.update(zip(saved["params"], group["params"], strict=True))
             for key, value in saved.items():
                 if key != "params":
                     group[key] = value

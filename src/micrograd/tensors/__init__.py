@@ -7,6 +7,8 @@ only adds ops whose local derivatives work on whole arrays at once.
 
 from __future__ import annotations
 
+import builtins
+
 try:
     import numpy  # noqa: F401
 except ImportError as error:  # pragma: no cover - depends on the environment
@@ -32,17 +34,45 @@ from micrograd.tensors.dtypes import (
 )
 from micrograd.tensors.factories import (
     arange,
+    bernoulli,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    get_rng_state,
+    initial_seed,
+    linspace,
+    logspace,
     manual_seed,
+    multinomial,
+    normal,
     ones,
     ones_like,
     rand,
+    rand_like,
+    randint,
     randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
     tensor,
     zeros,
     zeros_like,
 )
+from micrograd.tensors.ops import filling  # noqa: F401  (installs fill_, normal_, ...)
 from micrograd.tensors.ops.shape import cat, stack
+from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import Tensor
+from micrograd.tensors.toplevel import DTYPES, FUNCTIONS
+
+# torch.sin(x), torch.max(x, 1), ... and torch.float, torch.long, ...: generated from the
+# method table (toplevel.py). Names that shadow builtins (sum, max, float, ...) are
+# attributes only, not in __all__, so `from micrograd.tensors import *` leaves builtins be.
+globals().update(FUNCTIONS)
+globals().update(DTYPES)
 
 __all__ = [
     "Tensor",
@@ -71,6 +101,27 @@ __all__ = [
     "enable_grad",
     "detect_anomaly",
     "ops",
+    "Generator",
+    "default_generator",
+    "seed",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "randint",
+    "randperm",
+    "multinomial",
+    "normal",
+    "bernoulli",
+    "rand_like",
+    "randn_like",
+    "full",
+    "full_like",
+    "empty",
+    "empty_like",
+    "eye",
+    "linspace",
+    "logspace",
+    *(name for name in (*FUNCTIONS, *DTYPES) if not hasattr(builtins, name)),
 ]
 
 # The rest of the package loads on first use (PEP 562): `micrograd.tensors.nn.Linear`

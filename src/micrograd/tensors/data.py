@@ -40,7 +40,7 @@ class TensorDataset(Dataset):
     def __init__(self, *tensors: Any):
         if not tensors:
             raise ValueError("TensorDataset needs at least one array")
-        self.columns = tuple(c.data if isinstance(c, Tensor) else np.asarray(c) for c in tensors)
+        self.columns = tuple(c._array if isinstance(c, Tensor) else np.asarray(c) for c in tensors)
         if any(c.ndim == 0 for c in self.columns):
             raise ValueError("TensorDataset needs arrays with a first dimension, got a 0-d one")
         lengths = {len(c) for c in self.columns}
@@ -124,7 +124,7 @@ def default_collate(samples: Sequence[Any]) -> Any:
         return list(samples)
     if isinstance(first, float) and not isinstance(first, np.generic):
         return leaf(np.asarray(samples, dtype=np.float64))  # torch: Python floats -> float64
-    arrays = [s.data if isinstance(s, Tensor) else np.asarray(s) for s in samples]
+    arrays = [s._array if isinstance(s, Tensor) else np.asarray(s) for s in samples]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
         raise RuntimeError("stack expects each sample to have the same shape, got "

@@ -19,14 +19,15 @@ int64 = np.dtype(np.int64)
 class _DefaultDtype:
     """Holder of the default dtype: ops read `default.dtype` (one attribute lookup)."""
 
-    dtype: np.dtype = float64  # what Python floats become (numpy's; PyTorch uses float32)
+    dtype: np.dtype = float32  # what Python floats and new parameters become, as in PyTorch
 
 
 default = _DefaultDtype()
 
 
 def set_default_dtype(dtype: Any) -> None:
-    """The dtype Python floats and new parameters get: float64 (default) or float32."""
+    """The dtype Python floats and new parameters get: float32 (default, as PyTorch's) or
+    float64 (for gradient checks, or numbers to compare with the scalar engine)."""
     dtype = np.dtype(dtype)
     if dtype not in (float32, float64):
         raise TypeError(f"default dtype must be float32 or float64, got {dtype}")

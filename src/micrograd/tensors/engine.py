@@ -25,8 +25,8 @@ from micrograd.tensors.dtypes import (
 )
 from micrograd.tensors.factories import (
     arange,
-    default_generator,
     manual_seed,
+    numpy_generator,
     ones,
     ones_like,
     rand,
@@ -54,6 +54,7 @@ from micrograd.tensors.tensor import ArrayLike, Tensor
 _leaf, _node, _send, _unbroadcast = leaf, node, accumulate, unbroadcast
 _unary, _binary = unary, binary
 _promote, _operand, _raw = promote, operand, raw
+default_generator = numpy_generator  # what nn.Linear draws from (a numpy Generator)
 
 __all__ = [
     "ArrayLike", "MaxMin", "Tensor", "arange", "cat", "check_device", "check_same_dtype", "cuda",

@@ -1,12 +1,15 @@
-"""Creating tensors, PyTorch names: tensor, zeros, ones, arange, ..., and rand/randn.
+"""Creating tensors, PyTorch names: tensor, zeros, ones, full, empty, eye, arange, linspace,
+logspace, the *_like forms, and the random factories.
 
-The random factories draw from numpy's generator, reseeded by manual_seed (streams are not
-PyTorch's).
+The random factories (rand, randn, randint, randperm, multinomial, normal, bernoulli) draw
+from `micrograd.tensors.random`: torch 2.13's CPU streams, bit for bit, from the global
+generator (`manual_seed`) or the `generator=` given.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -14,27 +17,45 @@ from micrograd.tensors import dtypes
 from micrograd.tensors import random as streams
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops.shape import shape_arg
+from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import ArrayLike, Tensor
 
 
-class _RandomState:
+class _NumpyState:
     generator = np.random.default_rng()
 
 
-_random = _RandomState()
+_numpy = _NumpyState()
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Reseed the generator behind randn/rand, and torch's stream that the layers'
-    initial weights are drawn from (micrograd.tensors.random)."""
-    streams.manual_seed(seed)
-    _random.generator = np.random.default_rng(seed)
-    return _random.generator
+def manual_seed(seed: int) -> Generator:
+    """Seed the global generator (torch's stream, behind rand/randn/...) as torch.manual_seed,
+    and the numpy generator the older layers draw their initial weights from."""
+    _numpy.generator = np.random.default_rng(seed)
+    return streams.manual_seed(seed)
 
 
-def default_generator() -> np.random.Generator:
-    """The generator that randn/rand and nn.Linear draw from (see manual_seed)."""
-    return _random.generator
+def numpy_generator() -> np.random.Generator:
+    """The numpy generator older layers (micrograd.tensors.nn.Linear) draw weights from;
+    reseeded by manual_seed."""
+    return _numpy.generator
+
+
+def _size(shape: tuple, size: Any) -> tuple:
+    if size is not None:
+        if shape:
+            raise TypeError("give the shape either as arguments or as size=, not both")
+        return tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    return shape_arg(shape)
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    return dtypes.default.dtype if dtype is None else np.dtype(dtype)
+
+
+def _made(data: np.ndarray, requires_grad: bool, device: Any) -> Tensor:
+    on_cpu(device)
+    return Tensor(data, requires_grad=requires_grad)
 
 
 def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
@@ -44,29 +65,69 @@ def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
-def zeros(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
-    on_cpu(device)
-    return Tensor(np.zeros(shape_arg(shape), dtype=dtype or dtypes.default.dtype),
-                  requires_grad)
+def zeros(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _made(np.zeros(_size(shape, size), dtype=_float_dtype(dtype)), requires_grad, device)
 
 
-def ones(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
-    on_cpu(device)
-    return Tensor(np.ones(shape_arg(shape), dtype=dtype or dtypes.default.dtype), requires_grad)
+def ones(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _made(np.ones(_size(shape, size), dtype=_float_dtype(dtype)), requires_grad, device)
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+def empty(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
+          requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A new tensor (zero-filled here: uninitialised memory would make runs differ)."""
+    return zeros(*shape, size=size, dtype=dtype, requires_grad=requires_grad, device=device)
+
+
+def _fill_dtype(fill_value: Any) -> np.dtype:
+    """torch.full's dtype from the value: bool, int64, or the default float."""
+    if isinstance(fill_value, (bool, np.bool_)):
+        return np.dtype(bool)
+    if isinstance(fill_value, (int, np.integer)):
+        return dtypes.int64
+    return dtypes.default.dtype
+
+
+def full(size: Sequence[int] | int, fill_value: Any, dtype: Any = None,
+         requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A tensor of `size` filled with `fill_value` (an int gives int64, a float the
+    default dtype, as torch.full)."""
+    shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    resolved = _fill_dtype(value) if dtype is None else np.dtype(dtype)
+    return _made(np.full(shape, value, dtype=resolved), requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
+        device: Any = None) -> Tensor:
+    """The n x m identity matrix (m = n by default)."""
+    return _made(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
+
+
+def _like(t: Tensor, dtype: Any) -> np.dtype:
+    return t._array.dtype if dtype is None else np.dtype(dtype)
+
+
+def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
-    on_cpu(device)
-    return Tensor(np.zeros_like(t.data, dtype=dtype), requires_grad)
+    return _made(np.zeros(t.shape, dtype=_like(t, dtype)), requires_grad, device)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False, dtype: Any = None,
+def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
-    on_cpu(device)
-    return Tensor(np.ones_like(t.data, dtype=dtype), requires_grad)
+    return _made(np.ones(t.shape, dtype=_like(t, dtype)), requires_grad, device)
+
+
+def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
+    return zeros_like(t, dtype, requires_grad, device)
+
+
+def full_like(t: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Tensor:
+    return _made(np.full(t.shape, fill_value, dtype=_like(t, dtype)), requires_grad, device)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
@@ -80,17 +141,152 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
     return Tensor(data if dtype is None else data.astype(dtype), requires_grad)
 
 
-def randn(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
-          device: Any = None) -> Tensor:
-    """Standard normal samples from the generator set by manual_seed."""
-    on_cpu(device)
-    data = _random.generator.standard_normal(shape_arg(shape))
-    return Tensor(data.astype(dtype or dtypes.default.dtype), requires_grad)
+def _linspace_array(start: float, end: float, steps: int, dtype: np.dtype) -> np.ndarray:
+    """torch's CPU linspace: start + i*step for the first half, end - (steps-1-i)*step for
+    the second, so both ends are exact."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ValueError(f"linspace: steps must be a non-negative integer, got {steps!r}")
+    if steps == 1:
+        return np.array([start], dtype=dtype)
+    work = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    s, e = work.type(start), work.type(end)
+    step = (e - s) / work.type(max(steps - 1, 1))
+    i = np.arange(steps, dtype=work)
+    half = steps // 2
+    out = np.where(i < half, s + step * i, e - step * (steps - 1 - i))
+    return out.astype(dtype)
 
 
-def rand(*shape: int | Sequence[int], dtype: Any = None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
-    """Uniform samples in [0, 1) from the generator set by manual_seed."""
-    on_cpu(device)
-    data = _random.generator.random(shape_arg(shape))
-    return Tensor(data.astype(dtype or dtypes.default.dtype), requires_grad)
+def linspace(start: float, end: float, steps: int, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """`steps` evenly spaced values from start to end, both included."""
+    return _made(_linspace_array(start, end, steps, _float_dtype(dtype)), requires_grad, device)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """base ** linspace(start, end, steps)."""
+    resolved = _float_dtype(dtype)
+    exponents = _linspace_array(start, end, steps, np.dtype(np.float64))
+    return _made(np.power(float(base), exponents).astype(resolved), requires_grad, device)
+
+
+# --- random factories: torch's streams ---------------------------------------------------
+
+def rand(*shape: int | Sequence[int], size: Any = None, generator: Generator | None = None,
+         dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Uniform samples in [0, 1): torch.rand's numbers for the same seed."""
+    data = streams.rand(_size(shape, size), _float_dtype(dtype), generator)
+    return _made(data, requires_grad, device)
+
+
+def randn(*shape: int | Sequence[int], size: Any = None, generator: Generator | None = None,
+          dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Standard normal samples: torch.randn's numbers for the same seed."""
+    data = streams.randn(_size(shape, size), _float_dtype(dtype), generator)
+    return _made(data, requires_grad, device)
+
+
+def rand_like(t: Tensor, generator: Generator | None = None, dtype: Any = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    return rand(t.shape, generator=generator, dtype=_like(t, dtype),
+                requires_grad=requires_grad, device=device)
+
+
+def randn_like(t: Tensor, generator: Generator | None = None, dtype: Any = None,
+               requires_grad: bool = False, device: Any = None) -> Tensor:
+    return randn(t.shape, generator=generator, dtype=_like(t, dtype),
+                 requires_grad=requires_grad, device=device)
+
+
+def randint(*args: Any, size: Any = None, generator: Generator | None = None,
+            dtype: Any = None, requires_grad: bool = False, device: Any = None,
+            low: int | None = None, high: int | None = None) -> Tensor:
+    """Integers in [low, high): randint(high, size) or randint(low, high, size), as torch."""
+    numbers = list(args)
+    if numbers and isinstance(numbers[-1], (tuple, list)):
+        size = numbers.pop()
+    if low is not None:
+        numbers.insert(0, low)
+    if high is not None:
+        numbers.append(high)
+    if size is None or len(numbers) not in (1, 2):
+        raise TypeError("randint takes (high, size) or (low, high, size), e.g. "
+                        "randint(0, 10, (3,)); size must be a tuple")
+    lo, hi = (0, numbers[0]) if len(numbers) == 1 else numbers
+    resolved = dtypes.int64 if dtype is None else np.dtype(dtype)
+    data = streams.randint(lo, hi, tuple(size), resolved, generator)
+    return _made(data, requires_grad, device)
+
+
+def randperm(n: int, generator: Generator | None = None, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """A random permutation of 0 .. n-1: torch.randperm's for the same seed."""
+    data = streams.randperm(n, dtypes.int64 if dtype is None else dtype, generator)
+    return _made(data, requires_grad, device)
+
+
+def _probabilities(input: Any) -> np.ndarray:
+    return input._array if isinstance(input, Tensor) else np.asarray(input)
+
+
+def multinomial(input: Any, num_samples: int, replacement: bool = False,
+                generator: Generator | None = None) -> Tensor:
+    """Indices drawn by the weights in each row of `input` (1-d or 2-d), as
+    torch.multinomial: the same indices for the same seed."""
+    return Tensor(streams.multinomial(_probabilities(input), num_samples, replacement,
+                                      generator))
+
+
+def bernoulli(input: Any, p: float | None = None, generator: Generator | None = None
+              ) -> Tensor:
+    """1 with the probability in each element of `input` (or `p` everywhere), else 0."""
+    probs = _probabilities(input)
+    if p is None:
+        return Tensor(streams.bernoulli(probs, generator))
+    return Tensor(streams.bernoulli_(np.empty_like(probs), p, generator))
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None,
+           generator: Generator | None = None, dtype: Any = None,
+           requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Normal samples, as torch.normal: numbers mean and std with a size, or tensors of
+    means and/or stds (one sample per element). The same numbers as torch's."""
+    mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_is_tensor and not std_is_tensor:
+        if size is None:
+            raise TypeError("normal(mean, std, size): with numbers for mean and std, give size")
+        out = np.empty(tuple(size), dtype=_float_dtype(dtype))
+        return _made(streams.normal_(out, float(mean), float(std), generator),
+                     requires_grad, device)
+    if size is not None:
+        raise TypeError("normal: size is only for numbers mean and std")
+    means = mean._array if mean_is_tensor else None
+    stds = std._array if std_is_tensor else None
+    if stds is not None and np.any(stds < 0):
+        raise ValueError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(*(a.shape for a in (means, stds) if a is not None))
+    reference = means if means is not None else stds
+    assert reference is not None  # one of mean and std is a tensor here
+    kind = reference.dtype
+    out = np.empty(shape, dtype=kind)
+    if stds is None:  # torch: normal_(0, std) then add the means
+        streams.normal_(out, 0.0, float(std), generator)
+        return _made(out + means, requires_grad, device)
+    streams.normal_(out, 0.0, 1.0, generator)  # torch: standard normals * std + mean
+    return _made(out * stds + (means if means is not None else kind.type(mean)),
+                 requires_grad, device)
+
+
+seed, initial_seed = streams.seed, streams.initial_seed
+default_generator = streams.default_generator
+
+
+def get_rng_state() -> Tensor:
+    """The global generator's state: torch's 5056 bytes, as a uint8 tensor."""
+    return Tensor(streams.get_rng_state())
+
+
+def set_rng_state(state: Any) -> None:
+    """Restore the global generator from get_rng_state() (ours or torch's, as numpy)."""
+    streams.set_rng_state(state._array if isinstance(state, Tensor) else np.asarray(state))

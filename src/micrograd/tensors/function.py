@@ -24,35 +24,41 @@ A VJP of None means "the gradient passes through unchanged" (d out / d input = 1
 from __future__ import annotations
 
 import numbers
+import types
 from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
 from micrograd import autograd
 from micrograd.autograd import modes
-from micrograd.tensors import dtypes
+from micrograd.tensors import dtypes, versions
 from micrograd.tensors.dtypes import float32, float64, promote, promote_with_number
 from micrograd.tensors.tensor import Tensor, is_finite, leaf
 
 __all__ = [
     "Tensor", "VJP", "leaf", "node", "accumulate", "unbroadcast", "unary", "apply", "binary",
-    "define_unary", "define_binary", "operand", "raw", "quiet", "check_in_place", "method",
+    "define_unary", "define_binary", "operand", "raw", "quiet", "check_in_place", "in_place",
+    "method",
 ]
 
 VJP = Optional[Callable[[np.ndarray], np.ndarray]]  # g -> gradient for one input
 F = TypeVar("F", bound=Callable[..., Any])
 
 _new = object.__new__
+_clock = versions.clock
 
 
 def node(data: np.ndarray, inputs: tuple, op: str, backward: Callable[[Tensor], None] | None,
          record: bool | None = None) -> Tensor:
     """The output tensor of an op. It records `inputs` and `backward` (called as
-    backward(node) by the walker, it sends node.grad on to the inputs with `accumulate`)
+    backward(node) by the walker, it sends node._grad_array on to the inputs with `accumulate`)
     when gradients are on and `record` is true (None: when any input requires grad)."""
     t = _new(Tensor)
-    t.data = data if type(data) is np.ndarray else np.asarray(data)
-    t.grad = None
+    t._array = data if type(data) is np.ndarray else np.asarray(data)
+    t._grad_array = None
+    t._grad_view = None
+    t._versions = None
+    t._epoch = _clock.epoch
     t._op = op
     if record is None:
         record = any(x._requires_grad for x in inputs)
@@ -65,7 +71,7 @@ def node(data: np.ndarray, inputs: tuple, op: str, backward: Callable[[Tensor], 
         t._prev = ()
         t._grad_fn = None
     if modes.anomaly:
-        autograd.check_forward(op, t.data, inputs, is_finite)
+        autograd.check_forward(op, t._array, inputs, is_finite)
     return t
 
 
@@ -73,25 +79,26 @@ def accumulate(t: Tensor, g: Any, shared: bool = False) -> None:
     """t.grad += g, with g summed back to t's shape and converted to t's dtype.
 
     `shared` says g is also someone else's gradient array: a leaf then gets its own copy,
-    so a user who edits p.grad in place does not change another tensor's gradient.
+    so a user who edits p.grad in place does not change another tensor's gradient. The sum
+    is a new array (never `old += g`): an op may have handed one array to two inputs.
     """
-    data = t.data
+    data = t._array
     if g.shape != data.shape:
         g = unbroadcast(g, data.shape)
         shared = False
     if g.dtype is not data.dtype and g.dtype != data.dtype:  # `is`: the cheap common case
         g = g.astype(data.dtype)
         shared = False
-    old = t.grad
+    old = t._grad_array
     if old is None:
         if type(g) is not np.ndarray:
             g = np.array(g)
         elif t._grad_fn is None and (shared or g.base is not None):
-            g = g.copy()  # a leaf's .grad is its own array, not a view of another one
-        t.grad = g
+            g = g.copy()  # a leaf's gradient is its own array, not a view of another one
+        t._grad_array = g
     else:
         total = old + g
-        t.grad = total if type(total) is np.ndarray else np.asarray(total)
+        t._grad_array = total if type(total) is np.ndarray else np.asarray(total)
 
 
 def unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
@@ -116,12 +123,12 @@ def unary(x: Tensor, data: np.ndarray, op: str, vjp: VJP) -> Tensor:
         return node(data, (x,), op, None, False)
 
     def backward(out: Tensor) -> None:
-        g = out.grad
-        if g is not None:
+        g = out._grad_array
+        if g is not None:  # the input from _prev, not captured: see versions.rewirable
             if vjp is None:
-                accumulate(x, g, shared=True)
+                accumulate(out._prev[0], g, shared=True)
             else:
-                accumulate(x, vjp(g))
+                accumulate(out._prev[0], vjp(g))
 
     return node(data, (x,), op, backward, True)
 
@@ -133,19 +140,21 @@ def apply(op: str, data: np.ndarray, inputs: Sequence[Tensor], vjps: Sequence[VJ
     if len(vjps) != len(inputs):
         raise ValueError(f"{op}: {len(inputs)} inputs need {len(inputs)} VJPs, "
                          f"got {len(vjps)}")
-    pairs = [(x, vjp) for x, vjp in zip(inputs, vjps, strict=True) if x._requires_grad]
+    pairs = [(i, vjp) for i, (x, vjp) in enumerate(zip(inputs, vjps, strict=True))
+             if x._requires_grad]
     if not pairs:
         return node(data, inputs, op, None, False)
 
     def backward(out: Tensor) -> None:
-        g = out.grad
+        g = out._grad_array
         if g is None:
             return
-        for x, vjp in pairs:
+        prev = out._prev
+        for i, vjp in pairs:
             if vjp is None:
-                accumulate(x, g, shared=True)
+                accumulate(prev[i], g, shared=True)
             else:
-                accumulate(x, vjp(g))
+                accumulate(prev[i], vjp(g))
 
     return node(data, inputs, op, backward, True)
 
@@ -161,9 +170,9 @@ def binary(a: Any, b: Any, op: str, forward: Callable[[Any, Any], np.ndarray],
     """
     inputs: tuple[Tensor, ...]
     if type(a) is Tensor:
-        x, a_needs = a.data, a._requires_grad
+        x, a_needs = a._array, a._requires_grad
         if type(b) is Tensor:
-            y, b_needs, inputs = b.data, b._requires_grad, (a, b)
+            y, b_needs, inputs = b._array, b._requires_grad, (a, b)
             if x.dtype is not y.dtype and x.dtype != y.dtype:  # `is`: the cheap common case
                 x, y = promote(x, y, op)
         else:
@@ -173,7 +182,7 @@ def binary(a: Any, b: Any, op: str, forward: Callable[[Any, Any], np.ndarray],
                 x = promote_with_number(x, b, op)
     else:
         x, a_needs = a, False
-        y, b_needs, inputs = b.data, b._requires_grad, (b,)
+        y, b_needs, inputs = b._array, b._requires_grad, (b,)
         if y.dtype is not float64 and y.dtype is not float32 and y.dtype.kind != "f":
             y = promote_with_number(y, a, op)
     try:
@@ -191,13 +200,22 @@ def binary(a: Any, b: Any, op: str, forward: Callable[[Any, Any], np.ndarray],
         return node(out, inputs, op, None, False)
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
+        prev = result._prev  # a is prev[0] and b prev[-1]: see versions.rewirable
         if a_needs:
-            accumulate(a, g, True) if vjp_a is None else accumulate(a, vjp_a(g, x, y, out))
+            first = prev[0]
+            if vjp_a is None:
+                accumulate(first, g, True)
+            else:
+                accumulate(first, vjp_a(g, x, y, out))
         if b_needs:
-            accumulate(b, g, True) if vjp_b is None else accumulate(b, vjp_b(g, x, y, out))
+            last = prev[-1]
+            if vjp_b is None:
+                accumulate(last, g, True)
+            else:
+                accumulate(last, vjp_b(g, x, y, out))
 
     return node(out, inputs, op, backward, True)
 
@@ -209,7 +227,7 @@ def define_unary(op: str, forward: Callable[[np.ndarray], np.ndarray],
     gradient for x. E.g. define_unary("sin", np.sin, lambda g, x, out: g * np.cos(x))."""
 
     def function(x: Tensor) -> Tensor:
-        data = x.data
+        data = x._array
         out = forward(data)
         if vjp is None:
             return unary(x, out, op, None)
@@ -263,7 +281,7 @@ def operand(other: Any, op: str = "") -> Any:
 
 def raw(other: Any) -> Any:
     """The plain data of an operand (for comparisons and in-place updates)."""
-    return other.data if isinstance(other, Tensor) else other
+    return other._array if isinstance(other, Tensor) else other
 
 
 def quiet(function: F) -> F:
@@ -281,13 +299,54 @@ def quiet(function: F) -> F:
     return call  # type: ignore[return-value]
 
 
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
 def check_in_place(t: Tensor, op: str) -> None:
-    """Refuse an in-place change of a tensor that requires grad while gradients are on."""
-    if t._requires_grad and modes.grad_enabled:
+    """Refuse, with torch's error, an in-place change of a leaf that requires grad (a
+    parameter) while gradients are on: its .grad would no longer match its value."""
+    if t._requires_grad and t._grad_fn is None and modes.grad_enabled:
         raise RuntimeError(
-            f"in-place {op} on a tensor that requires grad would corrupt its graph; "
-            "update parameters inside `with no_grad():` (or use p.data)"
+            f"{LEAF_IN_PLACE} ({op} on a parameter: update it inside `with no_grad():`, "
+            "or through p.data)"
         )
+
+
+def in_place(t: Tensor, op: str, write: Callable[[np.ndarray], Any],
+             compute: Callable[[Tensor], Tensor], operands: Sequence[Any] = ()) -> Tensor:
+    """Change t in place as torch does; returns t.
+
+    `write(array)` makes the change in t's memory: used when autograd records nothing
+    (under no_grad(), or when neither t nor any of `operands` requires grad).
+    `compute(old)` is the same change as an ordinary op of `old`, a node holding t's
+    previous value: used when autograd records it. t then becomes that op's node (its
+    identity stays, its history is rebased onto `old`, as in torch) and the values
+    recorded from t before stay as they were. Either way t's version goes up by one."""
+    if not modes.grad_enabled or not (
+            t._requires_grad or any(type(o) is Tensor and o._requires_grad for o in operands)):
+        write(t._array)
+        versions.changed_in_memory(t)
+        return t
+    check_in_place(t, op)
+    old = _new(Tensor)
+    old._array, old._grad_array, old._grad_view = t._array, None, None
+    old._requires_grad, old._prev, old._grad_fn = t._requires_grad, t._prev, t._grad_fn
+    old._op, old._epoch, old._versions = t._op, t._epoch, None
+    result = compute(old)
+    array = result._array
+    if array.shape != t._array.shape:
+        raise RuntimeError(f"{op}: the result has shape {tuple(array.shape)}, but an "
+                           f"in-place op keeps the tensor's shape {tuple(t._array.shape)}")
+    if array.dtype != t._array.dtype:
+        if not np.can_cast(array.dtype, t._array.dtype, "same_kind"):
+            raise RuntimeError(f"{op}: result type {array.dtype} can't be cast to the "
+                               f"tensor's dtype {t._array.dtype} in place")
+        result = unary(result, array.astype(t._array.dtype), "to", None)
+    t._array, t._grad_array, t._grad_view = result._array, None, None
+    t._requires_grad, t._prev, t._grad_fn = result._requires_grad, result._prev, result._grad_fn
+    t._op = result._op
+    t._epoch = versions.replaced(t, old)
+    return t
 
 
 def method(*names: str) -> Callable[[F], F]:
@@ -300,3 +359,11 @@ def method(*names: str) -> Callable[[F], F]:
         return function
 
     return install
+
+
+# The kernel's backward steps read their inputs from node._prev when they run, so the
+# version check may rewire a node to an input's value from before an in-place op.
+for _maker in (unary, apply, binary):
+    for _constant in _maker.__code__.co_consts:
+        if isinstance(_constant, types.CodeType) and _constant.co_name == "backward":
+            versions.rewirable.add(_constant)

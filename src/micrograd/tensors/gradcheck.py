@@ -34,8 +34,8 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
         if inputs[i].dtype != np.float64:
             raise TypeError(f"gradcheck needs float64 inputs; input {i} is {inputs[i].dtype}")
     out = fn(*inputs)
-    n_out = out.data.size
-    analytic = {i: np.zeros((n_out, inputs[i].data.size)) for i in checked}
+    n_out = out._array.size
+    analytic = {i: np.zeros((n_out, inputs[i]._array.size)) for i in checked}
     for j in range(n_out):
         seed = np.zeros(out.shape)
         seed.flat[j] = 1.0
@@ -49,14 +49,14 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                 )
             analytic[i][j] = first[i].ravel()
     for i in checked:
-        x = inputs[i].data
+        x = inputs[i]._array
         for k in range(x.size):
             original = x.flat[k]
             with no_grad():
                 x.flat[k] = original + eps
-                plus = np.array(fn(*inputs).data, dtype=np.float64).ravel()
+                plus = np.array(fn(*inputs)._array, dtype=np.float64).ravel()
                 x.flat[k] = original - eps
-                minus = np.array(fn(*inputs).data, dtype=np.float64).ravel()
+                minus = np.array(fn(*inputs)._array, dtype=np.float64).ravel()
                 x.flat[k] = original
             numerical = (plus - minus) / (2 * eps)
             for j in range(n_out):
@@ -73,10 +73,10 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
 
 def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
     for i in checked:
-        inputs[i].grad = None
+        inputs[i]._grad_array = None
     out.backward(seed)
-    return {i: (np.zeros_like(inputs[i].data) if inputs[i].grad is None
-                else np.array(inputs[i].grad)) for i in checked}
+    return {i: (np.zeros_like(inputs[i]._array) if inputs[i]._grad_array is None
+                else np.array(inputs[i]._grad_array)) for i in checked}
 
 
 # `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is

@@ -379,7 +379,7 @@ def _fma(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, dtype: np.dtype) 
         bits = np.finfo(dtype).nmant + 1
         a_b, b_b, c_b = np.broadcast_arrays(a_d, b_d, c_d)
         result = np.array(result, copy=True)
-        for index in zip(*np.nonzero(suspicious)):
+        for index in zip(*np.nonzero(suspicious), strict=True):
             exact = (Fraction(float(a_b[index])) * Fraction(float(b_b[index]))
                      + Fraction(float(c_b[index])))
             result[index] = _round_fraction(exact, bits)

@@ -10,9 +10,15 @@ This module holds the class's state and plain accessors only. How an op makes a 
 `micrograd.tensors.function` (the public op kernel); the ops themselves, which also become
 Tensor's methods and operators, are `micrograd.tensors.ops`.
 
-Gradients are numpy arrays (or None before any backward), and the engine never writes
-into a gradient array in place: accumulation makes a new array (`old + g`). That is why
-an op may hand the same array to two inputs without copying it.
+As in PyTorch, `.data` and `.grad` are Tensors sharing memory with this one
+(`p.grad.zero_()`, `p.data -= lr * p.grad`), made on access from two plain arrays that the
+ops, the walker and optimizers use directly: `_array` (the values) and `_grad_array`
+(the gradient, or None). The engine never writes into an interior node's gradient array in
+place (accumulation makes `old + g`), so an op may hand one array to two inputs; a leaf's
+gradient is its own array and accumulates in place, as torch's `.grad` does.
+
+In-place ops bump a version counter (`_version`, see `tensors.versions`): backward()
+refuses to use a value that was changed after an op recorded it.
 """
 
 from __future__ import annotations
@@ -22,13 +28,15 @@ from typing import Any, NoReturn, Sequence, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes
+from micrograd.tensors import compat, dtypes, versions
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 
 
 def is_finite(grad: Any) -> bool:
     """True if `grad` (an array, or None) holds no inf or nan: anomaly mode's test."""
+    if type(grad) is Tensor:
+        grad = grad._array
     return grad is None or bool(np.isfinite(grad).all())
 
 
@@ -38,14 +46,25 @@ class Tensor:
     Its methods and operators (t + u, t.exp(), t.sum(), t[i], ...) are the ops of
     `micrograd.tensors.ops`, installed on the class when the package is imported."""
 
-    __slots__ = ("data", "grad", "_requires_grad", "_prev", "_grad_fn", "_op", "_label",
-                 "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_array",
+        "_epoch",
+        "_grad_array",
+        "_grad_fn",
+        "_grad_view",
+        "_label",
+        "_op",
+        "_prev",
+        "_requires_grad",
+        "_versions",
+    )
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(is_finite)  # the shared walker's anomaly check asks the node
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None):
         if isinstance(data, Tensor):
-            data = data.data
+            data = data.numpy()
         python_data = not isinstance(data, (np.ndarray, np.generic))
         array = np.array(data, dtype=dtype)  # a copy, as torch.tensor makes
         if array.dtype.kind not in "biuf":
@@ -56,14 +75,97 @@ class Tensor:
         default = dtypes.default.dtype
         if dtype is None and python_data and array.dtype == dtypes.float64 != default:
             array = array.astype(default)
-        self.data = array
-        self.grad: np.ndarray | None = None
+        self._array = array
+        self._grad_array: np.ndarray | None = None
+        self._grad_view: Tensor | None = None
         self._prev: tuple = ()
         self._grad_fn: Any = None
         self._op = ""
+        self._epoch = versions.clock.epoch
+        self._versions: versions.Counter | None = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
+
+    # --- .data and .grad: Tensors on the same memory, as torch's -------------------------
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values as a new tensor on the same memory that records no graph:
+        `p.data -= lr * p.grad` changes p. Assigning (`p.data = t`) replaces the values,
+        keeping p itself (its identity, requires_grad, graph role)."""
+        view = leaf(self._array)
+        counter = self._versions
+        if counter is None:  # made once: a change through the view is a change of self
+            counter = self._versions = versions.Counter()
+        view._versions = counter
+        return view
+
+    @data.setter
+    def data(self, value: ArrayLike) -> None:
+        array = value._array if isinstance(value, Tensor) else np.asarray(value)
+        if array is self._array:
+            return  # `p.data -= x` assigns back what it changed in place
+        if self._requires_grad and array.dtype.kind != "f":
+            raise TypeError(f"p.data = ...: p requires grad, so the new data must be "
+                            f"floating point, got {array.dtype}")
+        self._array = array  # ops recorded before keep the old array: nothing to check
+        self._grad_view = None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """d(output)/d(this tensor) after backward(), as a Tensor (None before): the same
+        object on every access while the gradient array stays the same."""
+        array = self._grad_array
+        if array is None:
+            return None
+        view = self._grad_view
+        if view is None or view._array is not array:
+            view = self._grad_view = leaf(array)
+        return view
+
+    @grad.setter
+    def grad(self, value: ArrayLike | None) -> None:
+        if value is None:
+            self._grad_array = None
+            return
+        array = value._array if isinstance(value, Tensor) else np.asarray(value)
+        if array.shape != self._array.shape:
+            raise RuntimeError(f"assigned grad has shape {tuple(array.shape)}, but the "
+                               f"tensor has shape {tuple(self._array.shape)}: they must match")
+        self._grad_array = array
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this tensor has had (torch's `t._version`)."""
+        return versions.version(self)
+
+    # --- pickle and copy: data and requires_grad, never a graph -------------------------
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        self._refuse_graph("pickled")
+        return (_rebuild, (type(self), self._array, self._requires_grad, None,
+                           getattr(self, "__dict__", None)))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        self._refuse_graph("deep-copied")
+        grad = None if self._grad_array is None else self._grad_array.copy()
+        state = getattr(self, "__dict__", None)
+        copy = _rebuild(type(self), self._array.copy(), self._requires_grad, grad, None)
+        memo[id(self)] = copy
+        if state:
+            import copy as copy_module  # only here: deepcopy of a Tensor subclass's fields
+
+            copy.__dict__.update(copy_module.deepcopy(state, memo))
+        return copy
+
+    def _refuse_graph(self, verb: str) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                f"this tensor (the output of '{self._op}') is part of an autograd graph, "
+                f"whose backward steps cannot be {verb}; save or copy the values instead: "
+                "t.detach() for a tensor, model.state_dict() for a model"
+            )
 
     @property
     def label(self) -> str:
@@ -83,10 +185,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
-        if flag and self.data.dtype.kind != "f":
+        if flag and self._array.dtype.kind != "f":
             raise TypeError(
                 f"only floating-point tensors can require gradients, this one is "
-                f"{self.data.dtype}; make it float, e.g. tensor(data, dtype=float64) "
+                f"{self._array.dtype}; make it float, e.g. tensor(data, dtype=float64) "
                 "or tensor([1.0, 2.0])"
             )
         if not flag and self._grad_fn is not None:
@@ -127,66 +229,69 @@ class Tensor:
                 "expression had requires_grad=True (or it was computed under no_grad())"
             )
         if gradient is None:
-            if self.data.size != 1:
+            if self._array.size != 1:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs: this tensor "
                     f"has shape {self.shape}; call .sum().backward() or pass "
                     "backward(gradient=...) of that shape"
                 )
-            seed = np.ones_like(self.data)
+            seed = np.ones_like(self._array)
         else:
-            seed = np.array(gradient.data if isinstance(gradient, Tensor) else gradient,
-                            dtype=self.data.dtype)
-            if seed.shape != self.data.shape:
+            seed = np.array(gradient._array if isinstance(gradient, Tensor) else gradient,
+                            dtype=self._array.dtype)
+            if seed.shape != self._array.shape:
                 raise ValueError(
                     f"backward(gradient=...) needs the tensor's shape {self.shape}, "
                     f"got shape {tuple(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
-            autograd.backward(self, seed, None)  # here, not in every backward function
+            autograd.backward(self, seed, None, versions.check_graph)  # once, not per op
 
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
     @property
     def shape(self) -> tuple:
-        return self.data.shape
+        return self._array.shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self._array.dtype
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
 
     def size(self, dim: int | None = None) -> tuple | int:
         """The shape, or its length along `dim`, as torch's size()."""
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._array.shape if dim is None else self._array.shape[dim]
 
     def numel(self) -> int:
-        return self.data.size
+        return self._array.size
 
     def item(self) -> float | int | bool:
         """The single number in a one-element tensor, as a Python number."""
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise ValueError(
                 f"item() needs a tensor with one element, this one has shape {self.shape}"
             )
-        return self.data.item()
+        return self._array.item()
 
     def numpy(self) -> np.ndarray:
         """The data array itself (shared, not copied), as torch's numpy()."""
-        return self.data
+        return self._array
 
     def tolist(self) -> Any:
-        return self.data.tolist()
+        return self._array.tolist()
 
     def detach(self) -> Tensor:
-        """The same data (shared) as a new leaf that records no graph."""
-        return leaf(self.data)
+        """The same data (shared, with its version counter) as a new leaf that records no
+        graph."""
+        view = leaf(self._array)
+        view._versions = versions.shared_versions(self)
+        return view
 
     def cpu(self) -> Tensor:
         """This tensor: it lives on the CPU already."""
@@ -203,12 +308,12 @@ class Tensor:
         return "cpu"
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype)
+        return self._array if dtype is None else self._array.astype(dtype)
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
+        return len(self._array)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -217,13 +322,13 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self) -> bool:
-        return bool(self.data)
+        return bool(self._array)
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        body = np.array2string(self._array, separator=", ", prefix="tensor(")
         extras = ""
-        if self.data.dtype != dtypes.default.dtype and self.data.dtype != dtypes.int64:
-            extras += f", dtype={self.data.dtype}"
+        if self._array.dtype != dtypes.default.dtype and self._array.dtype != dtypes.int64:
+            extras += f", dtype={self._array.dtype}"
         if self._grad_fn is not None:
             extras += f", grad_fn=<{self._op}>"
         elif self._requires_grad:
@@ -239,10 +344,32 @@ _new = object.__new__
 def leaf(data: np.ndarray) -> Tensor:
     """A tensor around `data` (not copied) that records no graph."""
     t = _new(Tensor)
-    t.data = data if type(data) is np.ndarray else np.asarray(data)
-    t.grad = None
+    t._array = data if type(data) is np.ndarray else np.asarray(data)
+    t._grad_array = None
+    t._grad_view = None
     t._requires_grad = False
     t._prev = ()
     t._grad_fn = None
     t._op = ""
+    t._epoch = 0
+    t._versions = None
+    return t
+
+
+def _rebuild(cls: type, array: np.ndarray, requires_grad: bool, grad: np.ndarray | None,
+             state: dict | None) -> Tensor:
+    """A pickled or copied tensor back: a leaf of class `cls` (Tensor, or a subclass such as
+    nn.Parameter) with these values."""
+    t: Tensor = _new(cls)
+    t._array = array
+    t._grad_array = grad
+    t._grad_view = None
+    t._requires_grad = bool(requires_grad)
+    t._prev = ()
+    t._grad_fn = None
+    t._op = ""
+    t._epoch = 0
+    t._versions = None
+    if state:
+        t.__dict__.update(state)
     return t

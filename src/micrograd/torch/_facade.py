@@ -5,7 +5,8 @@ micrograd.tensors later appear in micrograd.torch without touching it)."""
 from __future__ import annotations
 
 import types
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 SUPPORTED_NAMES_PAGE = "docs/torch.md"
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from micrograd.autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad
 from micrograd.torch import _facade
@@ -48,7 +49,7 @@ def _function(name: str) -> Any:
 
     if name != "Function":
         raise LookupError(name)
-    return getattr(tensors, "Function")
+    return tensors.Function
 
 
 __getattr__ = _facade.module_getattr(__name__, [_function])

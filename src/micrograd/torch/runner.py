@@ -17,7 +17,7 @@ import os
 import runpy
 import sys
 import types
-from typing import Sequence
+from collections.abc import Sequence
 
 from micrograd.torch._facade import SUPPORTED_NAMES_PAGE
 

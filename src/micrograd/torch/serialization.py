@@ -17,6 +17,7 @@ error, not run. Neither torch nor the pickle's own globals are imported.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import os
 import pickle
@@ -74,7 +75,7 @@ class _Storage:
 
 # The pure-Python pickler (not the C one): only it lets a subclass write raw GLOBAL opcodes.
 # typeshed does not describe it, hence Any.
-_PurePythonPickler: Any = getattr(pickle, "_Pickler")
+_PurePythonPickler: Any = pickle._Pickler
 
 
 class _TorchPickler(_PurePythonPickler):
@@ -91,7 +92,7 @@ class _TorchPickler(_PurePythonPickler):
 
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:
         if isinstance(obj, _TorchGlobal):
-            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
             return
         if isinstance(obj, (Tensor, np.ndarray)):
             self._save_tensor(obj)
@@ -111,7 +112,7 @@ class _TorchPickler(_PurePythonPickler):
         if memo is not None:  # the same tensor twice: one object when loaded
             self.write(self.get(memo[0]))
             return
-        array = obj.data if isinstance(obj, Tensor) else obj
+        array = obj._array if isinstance(obj, Tensor) else obj
         if array.dtype not in _STORAGE_NAMES:
             raise TypeError(f"micrograd.torch.save cannot save dtype {array.dtype}")
         storage, offset, strides = self._storage_of(array)
@@ -183,18 +184,20 @@ def save(obj: Any, f: FileLike, pickle_protocol: int = 2,
     buffer = io.BytesIO()
     pickler = _TorchPickler(buffer)
     pickler.dump(obj)
-    target: IO[bytes] = open(f, "wb") if isinstance(f, (str, os.PathLike)) else f
-    try:
-        with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
-            _write_aligned(archive, f"{_ARCHIVE}/data.pkl", buffer.getvalue())
-            _write_aligned(archive, f"{_ARCHIVE}/byteorder", sys.byteorder.encode())
-            for storage in pickler.storages.values():
-                _write_aligned(archive, f"{_ARCHIVE}/data/{storage.key}",
-                               storage.flat.tobytes())
-            _write_aligned(archive, f"{_ARCHIVE}/version", b"3\n")
-    finally:
-        if target is not f:
-            target.close()
+    with _opened(f, "wb") as target, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+        _write_aligned(archive, f"{_ARCHIVE}/data.pkl", buffer.getvalue())
+        _write_aligned(archive, f"{_ARCHIVE}/byteorder", sys.byteorder.encode())
+        for storage in pickler.storages.values():
+            _write_aligned(archive, f"{_ARCHIVE}/data/{storage.key}",
+                           storage.flat.tobytes())
+        _write_aligned(archive, f"{_ARCHIVE}/version", b"3\n")
+
+
+def _opened(f: FileLike, mode: str) -> contextlib.AbstractContextManager[IO[bytes]]:
+    """A path is opened here and closed after; a file object the caller gave stays open."""
+    if isinstance(f, (str, os.PathLike)):
+        return open(f, mode)
+    return contextlib.nullcontext(f)
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -204,9 +207,13 @@ def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple
                     requires_grad: bool, hooks: Any = None, metadata: Any = None) -> Tensor:
     """torch._utils._rebuild_tensor_v2: a view of the storage (views keep sharing memory)."""
     itemsize = storage.itemsize
-    if any(not isinstance(n, int) or n < 0 for n in (*size, *stride)) or offset < 0:
+    if (len(size) != len(stride) or offset < 0
+            or any(not isinstance(n, int) or n < 0 for n in (*size, *stride))):
         raise pickle.UnpicklingError(f"bad tensor layout: size {size}, stride {stride}")
-    extent = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
+    if all(size):
+        extent = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) + 1
+    else:
+        extent = 0
     if extent > storage.size:
         raise pickle.UnpicklingError(f"tensor of size {size} and stride {stride} at offset "
                                      f"{offset} does not fit its storage of {storage.size}")
@@ -278,11 +285,10 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
     """Read what torch.save (or save()) wrote: tensors come back as micrograd Tensors, on the
     CPU. Only tensors and plain containers are accepted, whatever weights_only says: any
     other object in the file raises pickle.UnpicklingError instead of being created."""
-    if map_location not in (None, "cpu") and str(map_location) != "cpu":
-        if not callable(map_location) and not isinstance(map_location, dict):
-            _tensors.tensor(0.0).to(device=map_location)  # raises for cuda and the like
-    source: IO[bytes] = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
-    try:
+    if (map_location not in (None, "cpu") and str(map_location) != "cpu"
+            and not callable(map_location) and not isinstance(map_location, dict)):
+        _tensors.tensor(0.0).to(device=map_location)  # raises for cuda and the like
+    with _opened(f, "rb") as source:
         if not zipfile.is_zipfile(source):
             raise pickle.UnpicklingError(
                 "not a zip archive: micrograd.torch.load reads the format torch.save writes "
@@ -302,6 +308,3 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
             swap = order != sys.byteorder
             data = archive.read(pickles[0])
             return _RestrictedUnpickler(io.BytesIO(data), archive, prefix, swap).load()
-    finally:
-        if source is not f:
-            source.close()

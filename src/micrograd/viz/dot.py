@@ -15,10 +15,18 @@ import os
 import pathlib
 import shutil
 import subprocess
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from micrograd.viz.graph import (GraphView, check_rankdir, fmt4, is_array_node, is_parameter,
-                                  tensor_fields, view)
+from micrograd.viz.graph import (
+    GraphView,
+    check_rankdir,
+    fmt4,
+    is_array_node,
+    is_parameter,
+    tensor_fields,
+    view,
+)
 
 INSTALL_GRAPHVIZ = (
     "Graphviz's `dot` program is not installed: install it with `apt install graphviz`, "
@@ -112,9 +120,10 @@ def describe(graph: GraphView, rankdir: str = "LR",
     return graph_attrs, nodes, edges
 
 
-def input_edges(graph: GraphView, node: Any) -> list:
+def input_edges(graph: GraphView, node: Any) -> list[tuple[Any, str]]:
     """[(input, edge id)] of the drawn arrows into node's op; a repeated input gets _2, _3."""
-    result, seen = [], {}
+    result: list[tuple[Any, str]] = []
+    seen: dict[str, int] = {}
     for child in node._prev:
         if id(child) in graph.ids:
             base = f"{graph.id(child)}_to_{graph.id(node)}_op"
@@ -324,8 +333,8 @@ def run_dot(source: str, format: str, timeout: float | None = DOT_TIMEOUT,
     try:
         result = subprocess.run(["dot", f"-T{format}"], input=source.encode(),
                                 capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:  # subprocess.run has already killed it
-        raise DotTimeout(nodes, timeout) from None
+    except subprocess.TimeoutExpired as expired:  # subprocess.run has already killed it
+        raise DotTimeout(nodes, expired.timeout) from None
     if result.returncode != 0:
         raise OSError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
     return result.stdout

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from micrograd.autograd import topological_order
 
@@ -138,7 +140,9 @@ def given_names(names: Mapping[str, Any] | None, what: str) -> dict:
     return fixed
 
 
-def _unique_names(nodes: list, fixed: dict | None = None, reserved: set = frozenset()) -> dict:
+def _unique_names(
+    nodes: list[Any], fixed: dict[int, str] | None = None, reserved: AbstractSet[str] = frozenset()
+) -> dict[int, str]:
     """id -> a name no other node has: fixed[id] or the label, else v0, v1, ... in graph order.
 
     `reserved` names are already used by other nodes (drawn elsewhere) and are avoided.
@@ -240,6 +244,7 @@ def array_text(array: Any) -> str:
     """
     if array is None:
         return "None"
+    array = getattr(array, "_array", array)  # a Tensor (its .data, .grad): its values
     if not hasattr(array, "size"):  # a plain number
         return fmt4(array) if isinstance(array, float) else str(array)
     if array.size == 1:

@@ -23,9 +23,10 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from micrograd.engine import Value
 from micrograd.viz.dot import DotTimeout, dot_source, has_dot, input_edges, run_dot
@@ -66,21 +67,23 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
     check_rankdir(rankdir)
     value, build, text = _resolve(root, values)
     graph = view(value, max_depth, what="to_html")
-    numerical = _numerical_check(build, dict(values), h) if build is not None else None
+    # _resolve gives a builder only with values (an expression or a function)
+    numerical = (_numerical_check(build, dict(values), h)
+                 if build is not None and values is not None else None)
     steps, leaves, nodes, skipped = _page_data(graph, numerical)
     variable_leaf = {}
     if numerical is not None:
         for leaf in leaves:
             if leaf.label in numerical and leaf.label not in variable_leaf:
                 variable_leaf[leaf.label] = graph.id(leaf)
+        for name, nid in variable_leaf.items():
+            nodes[nid]["numerical"] = _json_number(numerical[name])
 
     def fields(node: Any) -> list:
         if numerical is not None and variable_leaf.get(node.label) == graph.id(node):
             return [f"num {fmt4(numerical[node.label])}"]
         return []
 
-    for name, nid in variable_leaf.items():
-        nodes[nid]["numerical"] = _json_number(numerical[name])
     zero = {id(n): 0.0 for n in graph.nodes}
     svg = _svg(graph, rankdir, fields, zero)
     data = {
@@ -182,7 +185,7 @@ def _page_data(graph: GraphView, numerical: dict | None) -> tuple:
              for n in graph.nodes}
     leaves = [n for n in graph.nodes if not n._prev]
     root_name = graph.name(root)
-    forward = [line for node, line in zip(run.order, run.forward) if id(node) in drawn]
+    forward = [line for node, line in zip(run.order, run.forward, strict=True) if id(node) in drawn]
     if graph.hidden:
         forward.append(f"... and {graph.hidden} values beyond max_depth={graph.max_depth}, "
                        f"not drawn")
@@ -262,7 +265,8 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
                  f"grad {fmt4(grads.get(id(node), node.grad))}"] + fields(node)
         widths = [len(t) * char + 14 for t in texts]
         # a value at level L sits in column 2L, its op just before it in column 2L-1
-        boxes.append((graph.id(node), 2 * level[id(node)], sum(widths), list(zip(texts, widths))))
+        boxes.append((graph.id(node), 2 * level[id(node)], sum(widths),
+                      list(zip(texts, widths, strict=True))))
         if node._prev:
             boxes.append((graph.id(node) + "_op", 2 * level[id(node)] - 1,
                           max(44.0, len(node._op) * char + 16), node._op))

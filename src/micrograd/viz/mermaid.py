@@ -7,9 +7,17 @@ its shape and dtype; its parameters are filled light blue and constants grey, as
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from micrograd.viz.graph import check_rankdir, fmt4, is_array_node, is_parameter, tensor_fields, view
+from micrograd.viz.graph import (
+    check_rankdir,
+    fmt4,
+    is_array_node,
+    is_parameter,
+    tensor_fields,
+    view,
+)
 
 
 def _text(text: str) -> str:

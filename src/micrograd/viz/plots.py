@@ -8,7 +8,8 @@ on a machine without a display.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["save_loss_curve", "save_decision_boundary"]
 

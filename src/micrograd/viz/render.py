@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from micrograd.viz.dot import DOT_TIMEOUT, dot_source, run_dot
 from micrograd.viz.expr import parse_expression

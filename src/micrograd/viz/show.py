@@ -36,9 +36,11 @@ class StepThroughPage:
 
 
 def iframe(page: str, height: int = DEFAULT_HEIGHT) -> str:
-    """`page` inside an iframe's srcdoc attribute (in a div). html.escape with quote=True turns & < > "
-    and ' into character references, so the attribute holds the page exactly and no text in
-    it can end the attribute or the iframe element."""
+    """`page` inside an iframe's srcdoc attribute (in a div).
+
+    html.escape with quote=True turns & < > " and ' into character references, so the
+    attribute holds the page exactly and no text in it can end the attribute or the iframe
+    element."""
     if not isinstance(height, int) or isinstance(height, bool) or height < 100:
         raise ValueError(f"height must be a whole number of pixels, at least 100, got {height!r}")
     # in a <div>: IPython's HTML() warns about markup that starts with an iframe

@@ -15,8 +15,9 @@ backward pass (as after zero_grad()), and equal backward()'s bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from micrograd.autograd import topological_order
 from micrograd.viz.graph import _unique_names, array_text, given_names, tensor_kind
@@ -90,7 +91,7 @@ class TensorTrace:
             out.append("  no backward steps: nothing in this graph requires grad")
         else:
             out.append(f"  {root}.grad = 1.0   (d{root}/d{root} = 1, "
-                       f"{_shape(self.root.data)})")
+                       f"{_shape(self.root._array)})")
         for k, step in enumerate(self.steps, 1):
             incoming = "None" if step.incoming is None else _shape(step.incoming)
             out.append(f"  step {k}: {step.equation}   (incoming "
@@ -108,7 +109,7 @@ class TensorTrace:
 
 def tensor_trace_steps(root: Any, names: Mapping[str, Any] | None = None) -> TensorTrace:
     """Work out the forward shapes and every backward step of a Tensor graph, .grad untouched."""
-    size = getattr(root.data, "size", 1)
+    size = getattr(root._array, "size", 1)
     if size != 1:
         raise ValueError(
             f"trace runs backward() from a single-element output, as backward() does without "
@@ -117,12 +118,15 @@ def tensor_trace_steps(root: Any, names: Mapping[str, Any] | None = None) -> Ten
     order = topological_order(root)
     fixed = given_names(names, "trace")
     table = _unique_names(order, fixed)
-    name = lambda node: table[id(node)]  # noqa: E731
+
+    def name(node: Any) -> str:
+        return table[id(node)]
+
     grads: dict = {id(node): None for node in order}
     import numpy as np
 
     if root._grad_fn is not None or getattr(root, "requires_grad", False):
-        grads[id(root)] = np.ones_like(root.data)
+        grads[id(root)] = np.ones_like(root._array)
     steps = []
     for node in reversed(order):
         if node._grad_fn is None:
@@ -149,16 +153,16 @@ def _run_backward(node: Any, incoming: Any, start: dict) -> dict:
     """Run node's backward with node.grad = incoming and each input's grad = start[id];
     return the inputs' gradients after it. Every .grad is restored."""
     inputs = list({id(c): c for c in node._prev}.values())
-    saved = [(c, c.grad) for c in inputs] + [(node, node.grad)]
+    saved = [(c, c._grad_array) for c in inputs] + [(node, node._grad_array)]
     try:
         for c in inputs:
-            c.grad = start[id(c)]
-        node.grad = incoming
+            c._grad_array = start[id(c)]
+        node._grad_array = incoming
         node._grad_fn(node)
-        return {id(c): c.grad for c in inputs}
+        return {id(c): c._grad_array for c in inputs}
     finally:
         for n, grad in reversed(saved):
-            n.grad = grad
+            n._grad_array = grad
 
 
 def _equation(node: Any, name) -> str:
@@ -180,7 +184,8 @@ def _python_operand(node: Any) -> tuple | None:
     """(the plain number, is it the left operand?) of `t * 2` or `2 - t`, else None.
 
     The graph keeps only the Tensor input; the number lives on in the op's backward
-    function, which the Tensor engine makes as a closure over its operands `a` and `b`.
+    function, which the Tensor engine makes as a closure over its operands' values `x`
+    and `y` (the number itself for a number).
     Reading that closure changes nothing; if the engine ever keeps the operands elsewhere,
     this finds none and the trace says "a number" instead.
     """
@@ -190,17 +195,16 @@ def _python_operand(node: Any) -> tuple | None:
     if code is None or not cells:
         return None
     captured = {}
-    for var, cell in zip(code.co_freevars, cells):
+    for var, cell in zip(code.co_freevars, cells, strict=True):
         try:
             captured[var] = cell.cell_contents
         except ValueError:  # an empty cell
             continue
-    a, b = captured.get("a"), captured.get("b")
-    (only,) = node._prev
-    if b is only and _is_number(a):
-        return repr(a), True
-    if a is only and _is_number(b):
-        return repr(b), False
+    x, y = captured.get("x"), captured.get("y")
+    if _is_number(x):
+        return repr(x), True
+    if _is_number(y):
+        return repr(y), False
     return None
 
 
@@ -209,7 +213,7 @@ def _is_number(x: Any) -> bool:
 
 
 def _describe(node: Any) -> str:
-    return f"{_shape(node.data)} {node.dtype}: {array_text(node.data)}"
+    return f"{_shape(node._array)} {node.dtype}: {array_text(node._array)}"
 
 
 def _forward_line(node: Any, name) -> str:

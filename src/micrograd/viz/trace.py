@@ -11,8 +11,8 @@ The numbers are never worked out here: the node's own backward step runs on scra
 gradients, so every sum is the engine's to the last bit. The trace keeps its own gradients
 and never touches `.grad`, so tracing a graph does not change it. Ops made with `define_op`
 (or a lecture-style `out._backward = ...`) have no formula text: their step reads
-"x.grad += dcube/dx * y.grad" with the derivative's value. A Tensor graph gets tensor_trace.py's trace instead:
-each step's gradient shapes and summaries.
+"x.grad += dcube/dx * y.grad" with the derivative's value. A Tensor graph gets
+tensor_trace.py's trace instead: each step's gradient shapes and summaries.
 """
 
 from __future__ import annotations
@@ -110,13 +110,17 @@ def trace_steps(root: Any, graph: GraphView | None = None,
     if is_array_node(root):
         return tensor_trace_steps(root, names)
     order = topological_order(root)
+    node_names: dict[int, str]  # id(node) -> its name in the trace
     if graph is not None and graph.total == len(graph.nodes):
-        names = graph.names
+        node_names = graph.names
     elif graph is not None:  # a cut picture: its names, and new ones for what it hides
-        names = graph.full_names(order)
+        node_names = graph.full_names(order)
     else:
-        names = _unique_names(order, given_names(names, "trace"))
-    name = lambda node: names[id(node)]
+        node_names = _unique_names(order, given_names(names, "trace"))
+
+    def name(node: Any) -> str:
+        return node_names[id(node)]
+
     grads = {id(node): 0.0 for node in order}
     grads[id(root)] = 1.0
     steps = []
@@ -128,7 +132,7 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         steps.append(step)
     forward = [_forward_line(node, name) for node in order]
     seed = f"{name(root)}.grad = 1.0   (d{name(root)}/d{name(root)} = 1)"
-    return Trace(root, order, names, forward, seed, steps, grads)
+    return Trace(root, order, node_names, forward, seed, steps, grads)
 
 
 def trace(root: Any, names: Mapping[str, Any] | None = None) -> str:
@@ -274,7 +278,7 @@ def _hand_written_steps(node: Any, name, g: float, grads: dict) -> list:
         for n, grad in saved:
             n.grad = grad
     result = []
-    for c, local, after in zip(unique, locals_, afters):
+    for c, local, after in zip(unique, locals_, afters, strict=True):
         before = grads[id(c)]
         grads[id(c)] = after
         formula = f"{name(c)}.grad += d{node._op}/d{name(c)} * {name(node)}.grad"

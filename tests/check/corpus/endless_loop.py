@@ -87,7 +87,8 @@ class Value:
         return out
 
     def sigmoid(self):
-        s = 1.0 / (1.0 + math.exp(-self.data))
+        x = self.data  # the stable form: exp of a non-positive number only
+        s = 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
         out = Value(s, (self,), "sigmoid")
 
         def _backward():

@@ -60,7 +60,8 @@ for epoch in range(6):
         logits = model(X[200:])
         accuracy = (logits.argmax(dim=1) == y[200:]).float().mean().item()
         val_loss = F.cross_entropy(logits, y[200:]).item()
-    print(f"epoch {epoch}: train loss {total / 200:.5f}  val loss {val_loss:.5f}  accuracy {accuracy:.3f}")
+    print(f"epoch {epoch}: train loss {total / 200:.5f}  val loss {val_loss:.5f}  "
+          f"accuracy {accuracy:.3f}")
 print("training mode:", model.training, model.body[1].training)
 print("batches tracked:", model.body[1].num_batches_tracked.item())
 print("running mean:", [round(v, 5) for v in model.body[1].running_mean.tolist()[:4]])

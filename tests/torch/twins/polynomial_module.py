@@ -22,7 +22,8 @@ class Cubic(nn.Module):
         return self.a + self.b * x + self.c * x * x + self.d * x * x * x
 
     def describe(self):
-        return f"y = {self.a.item():.6f} + {self.b.item():.6f} x + {self.c.item():.6f} x^2 + {self.d.item():.6f} x^3"
+        return (f"y = {self.a.item():.6f} + {self.b.item():.6f} x + {self.c.item():.6f} x^2 "
+                f"+ {self.d.item():.6f} x^3")
 
 
 points = np.linspace(-math.pi, math.pi, 500)

@@ -12,8 +12,10 @@ Y = torch.tensor(rng.normal(size=(64, 1)))
 
 def make_model():
     model = nn.Sequential(nn.Linear(5, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 1))
-    model.load_state_dict({k: torch.tensor(np.linspace(-0.5, 0.5, v.numel()).reshape(tuple(v.shape)))
-                           for k, v in model.state_dict().items()})
+    model.load_state_dict({
+        k: torch.tensor(np.linspace(-0.5, 0.5, v.numel()).reshape(tuple(v.shape)))
+        for k, v in model.state_dict().items()
+    })
     return model
 
 

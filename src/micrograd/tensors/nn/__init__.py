@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.tensors.nn import functional, init
+# the submodules, re-exported (torch.nn.init, torch.nn.functional) but not star-imported
+from micrograd.tensors.nn import functional as functional
+from micrograd.tensors.nn import init as init
 from micrograd.tensors.nn.layers import (
     GELU,
     BatchNorm1d,

@@ -30,12 +30,12 @@ __all__ = [
 def _constant(array: np.ndarray) -> Tensor:
     """A tensor around `array` that records no graph (shared, not copied)."""
     t = _tensors.tensor(0.0)
-    t.data = array
+    t._array = array
     return t
 
 
 def _as_tensor(x: Any, like: Tensor) -> Tensor:
-    return x if isinstance(x, Tensor) else _constant(np.asarray(x, dtype=like.data.dtype))
+    return x if isinstance(x, Tensor) else _constant(np.asarray(x, dtype=like._array.dtype))
 
 
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
@@ -58,7 +58,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     # TODO kernel: gelu (needs erf). Until then: the exact value x*Phi(x) as a constant,
     # plus (x - x.detach()) -- exactly zero -- times the exact derivative Phi + x phi,
     # so forward and first derivative are both exact.
-    x = input.data
+    x = input._array
     erf = np.vectorize(math.erf, otypes=[np.float64])
     cdf = (0.5 * (1.0 + erf(x.astype(np.float64) / math.sqrt(2.0)))).astype(x.dtype)
     pdf = (np.exp(-0.5 * x.astype(np.float64) ** 2) / math.sqrt(2 * math.pi)).astype(x.dtype)
@@ -111,16 +111,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         var = (centered * centered).mean(dim=dims, keepdim=True)
         if running_mean is not None and running_var is not None:
             m = 0.1 if momentum is None else momentum
-            batch_mean = mean.data.reshape(-1)
-            unbiased = var.data.reshape(-1) * (count / (count - 1))
-            running_mean.data[...] = (1 - m) * running_mean.data + m * batch_mean
-            running_var.data[...] = (1 - m) * running_var.data + m * unbiased
+            batch_mean = mean._array.reshape(-1)
+            unbiased = var._array.reshape(-1) * (count / (count - 1))
+            running_mean._array[...] = (1 - m) * running_mean._array + m * batch_mean
+            running_var._array[...] = (1 - m) * running_var._array + m * unbiased
     else:
         if running_mean is None or running_var is None:
             raise ValueError("batch_norm in eval mode needs running_mean and running_var")
-        mean = _constant(running_mean.data.reshape(shape))
+        mean = _constant(running_mean._array.reshape(shape))
         centered = input - mean
-        var = _constant(running_var.data.reshape(shape))
+        var = _constant(running_var._array.reshape(shape))
     out = centered / (var + eps).sqrt()
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -138,7 +138,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    dtype = input.data.dtype if input.data.dtype.kind == "f" else np.dtype(np.float32)
+    dtype = input._array.dtype if input._array.dtype.kind == "f" else np.dtype(np.float32)
     if isinstance(generator, np.random.Generator):  # numpy's numbers, not torch's
         draw = _random_fill(np.empty(input.shape), "uniform", 0.0, 1.0, generator)
         keep = (draw >= p).astype(dtype) / np.asarray(1.0 - p, dtype=dtype)
@@ -149,7 +149,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
     """weight[input]: the rows of the table for integer indices of any shape."""
-    index = input.data if isinstance(input, Tensor) else np.asarray(input)
+    index = input._array if isinstance(input, Tensor) else np.asarray(input)
     if index.dtype.kind not in "iu":
         raise TypeError(f"embedding indices must be integers (int64), got dtype {index.dtype}")
     if index.size and (index.min() < -weight.shape[0] or index.max() >= weight.shape[0]):
@@ -177,7 +177,7 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Tensor | None = Non
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"binary_cross_entropy: target shape {tuple(target.shape)} must "
                          f"equal input shape {tuple(input.shape)}")
-    x = input.data
+    x = input._array
     if x.size and (x.min() < 0 or x.max() > 1):
         raise ValueError("binary_cross_entropy: all input values must be between 0 and 1 "
                          "(apply sigmoid first, or use binary_cross_entropy_with_logits)")
@@ -221,7 +221,7 @@ def nll_loss(input: Tensor, target: Any, weight: Tensor | None = None,
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (weighted by weight[target[n]]), ignoring ignore_index; 'mean'
     divides by the total weight of the targets kept, as torch."""
-    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, Tensor) else np.asarray(target)
     if weight is None and ignore_index == -100 and input.ndim in (1, 2) and not (t == -100).any():
         return _F.nll_loss(input, target, reduction=reduction)
     logp = _move_class_dim_last(input)
@@ -239,11 +239,11 @@ def nll_loss(input: Tensor, target: Any, weight: Tensor | None = None,
         picked = logp[_constant(safe)]
     else:
         picked = logp[_constant(np.arange(len(safe))), _constant(safe)]
-    w = np.ones(classes, dtype=input.data.dtype) if weight is None else weight.data
-    row_weight = np.where(keep, w[safe], 0).astype(input.data.dtype)
+    w = np.ones(classes, dtype=input._array.dtype) if weight is None else weight._array
+    row_weight = np.where(keep, w[safe], 0).astype(input._array.dtype)
     losses = -picked * _constant(row_weight)
     if reduction == "mean":
-        return losses.sum() / _constant(np.asarray(row_weight.sum(), dtype=input.data.dtype))
+        return losses.sum() / _constant(np.asarray(row_weight.sum(), dtype=input._array.dtype))
     if reduction == "none" and input.ndim > 2:
         rest = (input.shape[0], *input.shape[2:])
         return losses.reshape(*rest)
@@ -255,7 +255,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Tensor | None = None,
                   label_smoothing: float = 0.0) -> Tensor:
     """nll_loss(log_softmax(input, dim=1), target); with label_smoothing e the target
     distribution is (1 - e) onehot + e / C, as torch."""
-    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, Tensor) else np.asarray(target)
     plain = weight is None and label_smoothing == 0.0 and input.ndim in (1, 2)
     if plain and t.dtype.kind in "iu" and not (t == ignore_index).any():
         return _F.cross_entropy(input, target, reduction=reduction)  # one fused node
@@ -273,13 +273,13 @@ def cross_entropy(input: Tensor, target: Any, weight: Tensor | None = None,
     flat = _move_class_dim_last(logp)
     classes = flat.shape[-1]
     keep = (t.reshape(-1) if input.ndim > 1 else t.reshape(())) != ignore_index
-    w = np.ones(classes, dtype=input.data.dtype) if weight is None else weight.data
-    smooth = -(flat * _constant(w.astype(input.data.dtype))).sum(dim=-1) \
-        * _constant(np.asarray(keep, dtype=input.data.dtype))
+    w = np.ones(classes, dtype=input._array.dtype) if weight is None else weight._array
+    smooth = -(flat * _constant(w.astype(input._array.dtype))).sum(dim=-1) \
+        * _constant(np.asarray(keep, dtype=input._array.dtype))
     if reduction == "mean":
         t_flat = np.where(keep, t.reshape(-1) if input.ndim > 1 else t, 0)
         total = (np.where(keep, w[t_flat], 0)).sum()
-        smooth_loss = smooth.sum() / _constant(np.asarray(total, dtype=input.data.dtype))
+        smooth_loss = smooth.sum() / _constant(np.asarray(total, dtype=input._array.dtype))
     elif reduction == "none" and input.ndim > 2:
         smooth_loss = smooth.reshape(input.shape[0], *input.shape[2:])
     else:

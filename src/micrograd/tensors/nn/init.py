@@ -77,7 +77,7 @@ def random_int64(generator: Any = None) -> int:
 def _array(tensor: Any, name: str) -> np.ndarray:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name} expects a Tensor, got {type(tensor).__name__}")
-    return tensor.data
+    return tensor._array
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

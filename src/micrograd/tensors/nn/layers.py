@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            self.weight._array[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
         return NF.embedding(input, self.weight, self.padding_idx)
@@ -172,9 +173,9 @@ class BatchNorm1d(Module):
                              f"{tuple(input.shape)}")
         momentum = self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data[...] += 1
+            self.num_batches_tracked._array[...] += 1
             if momentum is None:  # cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.data)
+                momentum = 1.0 / float(self.num_batches_tracked._array)
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
         return NF.batch_norm(input, self.running_mean if track else None,

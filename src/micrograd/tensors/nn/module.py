@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
 import micrograd.tensors as _tensors
-from micrograd.tensors import Tensor
+from micrograd.tensors import Tensor, versions
 
 
 class _ParameterType(type):
@@ -84,8 +85,9 @@ class Module:
     training: bool = True
     _version = 1
     # state_dict keys that torch does not report missing when loading a dict without
-    # version metadata (BatchNorm's num_batches_tracked, which older files lack)
-    _optional_state: tuple[str, ...] = ()  # torch stores it in state_dict metadata; kept for readers that look
+    # version metadata (BatchNorm's num_batches_tracked, which older files lack); torch
+    # keeps the version in state_dict metadata, kept here for readers that look
+    _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -322,10 +324,10 @@ class Module:
             if key not in state_dict:
                 continue
             value = _as_array(state_dict[key], key)
-            if value.shape != target.data.shape:
+            if value.shape != target.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
                               f"{tuple(value.shape)} from checkpoint, the shape in current "
-                              f"model is {tuple(target.data.shape)}.")
+                              f"model is {tuple(target.shape)}.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -344,7 +346,8 @@ class Module:
                 if assign:
                     target.data = np.array(value)
                 else:
-                    target.data[...] = value  # copy_, keeping the module's dtype
+                    target._array[...] = value  # copy_, keeping the module's dtype
+                    versions.changed_in_memory(target)  # as torch's copy_ bumps _version
         return IncompatibleKeys(missing, unexpected)
 
     # --- modes, gradients, dtypes --------------------------------------------------------
@@ -369,10 +372,10 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: None (torch's default), or zero-filled."""
         for p in self.parameters():
-            if set_to_none or p.grad is None:
+            if set_to_none or p._grad_array is None:
                 p.grad = None
             else:
-                p.grad = np.zeros_like(p.data)
+                p.grad = np.zeros_like(p._array)
 
     def to(self, *args: Any, dtype: Any = None, device: Any = None,
            non_blocking: bool = False) -> Module:
@@ -389,8 +392,8 @@ class Module:
             return self
         target = single
         for t in [*self.parameters(), *self.buffers()]:
-            if t.data.dtype.kind == "f" and t.data.dtype != target:
-                t.data = t.data.astype(target)
+            if t._array.dtype.kind == "f" and t._array.dtype != target:
+                t.data = t._array.astype(target)
                 t.grad = None
         return self
 
@@ -452,7 +455,7 @@ def _check_name(kind: str, name: Any, module: Module) -> None:
 
 def _as_array(value: Any, key: str) -> np.ndarray:
     if isinstance(value, Tensor):
-        return value.data
+        return value._array
     if isinstance(value, (np.ndarray, np.generic, int, float, list)):
         return np.asarray(value)
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch.Tensor

@@ -4,6 +4,17 @@ Each op is a short entry on the public kernel (`micrograd.tensors.function`): a 
 array computation and one vector-Jacobian product per input.
 """
 
-from micrograd.tensors.ops import elementwise, index, linalg, reduce, shape
+from micrograd.tensors.ops import (  # after the above
+           elementwise,
+           index,
+           layout,
+           linalg,
+           pointwise,
+           reduce,
+           selection,
+           shape,
+           statistics,
+)
 
-__all__ = ["elementwise", "reduce", "shape", "index", "linalg"]
+__all__ = ["elementwise", "reduce", "shape", "index", "linalg", "pointwise", "statistics",
+           "layout", "selection"]

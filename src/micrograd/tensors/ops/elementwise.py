@@ -12,12 +12,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from micrograd.autograd import modes
 from micrograd.tensors import compat, dtypes
 from micrograd.tensors.function import (
     Tensor,
     binary,
-    check_in_place,
     define_unary,
+    in_place,
     leaf,
     method,
     operand,
@@ -26,6 +27,7 @@ from micrograd.tensors.function import (
     unary,
 )
 from micrograd.tensors.tensor import ArrayLike
+from micrograd.tensors.versions import changed_in_memory
 
 _exp, _log, _sqrt = quiet(np.exp), quiet(np.log), quiet(np.sqrt)  # / and ** do the same
 
@@ -126,7 +128,7 @@ add, sub, mul, div, pow = (getattr(Tensor, row[1]) for row in ARITHMETIC)  # fun
 @method("__neg__", "neg")
 def neg(x: Tensor) -> Tensor:
     """-x;  d/dx = -1."""
-    return unary(x, -x.data, "neg", lambda g: -g)
+    return unary(x, -x._array, "neg", lambda g: -g)
 
 
 @method("__pos__")
@@ -139,29 +141,29 @@ def pos(x: Tensor) -> Tensor:
 @method()
 def exp(x: Tensor) -> Tensor:
     """e^x;  d/dx = e^x."""
-    e = _exp(x.data)
+    e = _exp(x._array)
     return unary(x, e, "exp", lambda g: g * e)
 
 
 @method()
 def log(x: Tensor) -> Tensor:
     """ln x;  d/dx = 1/x."""
-    data = x.data
+    data = x._array
     return unary(x, _log(data), "log", lambda g: g / data)
 
 
 @method()
 def tanh(x: Tensor) -> Tensor:
     """tanh x;  d/dx = 1 - tanh(x)^2."""
-    t = np.tanh(x.data)
+    t = np.tanh(x._array)
     return unary(x, t, "tanh", lambda g: g * (1 - t * t))
 
 
 @method()
 def relu(x: Tensor) -> Tensor:
     """max(0, x);  d/dx = 1 where x > 0, else 0 (also at 0, as PyTorch)."""
-    positive = x.data > 0
-    out = x.data * positive  # backward needs the mask anyway; as fast as np.maximum
+    positive = x._array > 0
+    out = x._array * positive  # backward needs the mask anyway; as fast as np.maximum
     out += 0  # turns the -0.0 of negative inputs into 0.0
     return unary(x, out, "relu", lambda g: g * positive)
 
@@ -176,14 +178,14 @@ def sigmoid_array(x: np.ndarray) -> np.ndarray:
 @method()
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + e^-x);  d/dx = s(1 - s)."""
-    s = sigmoid_array(x.data)
+    s = sigmoid_array(x._array)
     return unary(x, s, "sigmoid", lambda g: g * (s * (1 - s)))
 
 
 @method()
 def sqrt(x: Tensor) -> Tensor:
     """sqrt x;  d/dx = 1 / (2 sqrt x)."""
-    r = _sqrt(x.data)
+    r = _sqrt(x._array)
     return unary(x, r, "sqrt", lambda g: g / (2 * r))
 
 
@@ -198,7 +200,7 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
     """x limited to [min, max];  d/dx = 1 inside (bounds included, as PyTorch), else 0."""
     if min is None and max is None:
         raise ValueError("clamp needs min or max (or both)")
-    data = x.data
+    data = x._array
     inside = np.ones(data.shape, dtype=bool)
     if min is not None:
         inside &= data >= min
@@ -212,7 +214,7 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
 @method()
 def clone(x: Tensor) -> Tensor:
     """A copy of the data; gradients flow back to this tensor."""
-    return unary(x, x.data.copy(), "clone", None)
+    return unary(x, x._array.copy(), "clone", None)
 
 
 @method()
@@ -223,13 +225,13 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None,
     "cpu", which changes nothing; "cuda" and the like raise a RuntimeError.
     non_blocking is accepted and changes nothing (there is no device to copy to);
     copy=True returns a new tensor even when nothing needs converting."""
-    args = tuple(a.data.dtype if isinstance(a, Tensor) else a for a in args)
+    args = tuple(a._array.dtype if isinstance(a, Tensor) else a for a in args)
     target = compat.to_arguments(args, dtype, device)
-    if target is None or target == x.data.dtype:
-        return unary(x, x.data.copy(), "to", None) if copy else x
+    if target is None or target == x._array.dtype:
+        return unary(x, x._array.copy(), "to", None) if copy else x
     if target.kind != "f":
-        return leaf(x.data.astype(target))  # integer results are not differentiable
-    return unary(x, x.data.astype(target), "to", None)
+        return leaf(x._array.astype(target))  # integer results are not differentiable
+    return unary(x, x._array.astype(target), "to", None)
 
 
 @method("float")
@@ -251,7 +253,7 @@ def to_int64(x: Tensor) -> Tensor:
 
 def _comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
     def method(self: Tensor, other: Any) -> Tensor:
-        return leaf(compare(self.data, raw(other)))
+        return leaf(compare(self._array, raw(other)))
 
     return method
 
@@ -266,40 +268,106 @@ for _name, _compare in COMPARISONS.items():
 @method("__invert__")
 def invert(x: Tensor) -> Tensor:
     """~t: logical not of a bool tensor, bitwise not of an integer one (no gradient)."""
-    if x.data.dtype.kind not in "biu":
-        raise TypeError(f"~ needs a bool or integer tensor, got {x.data.dtype}")
-    return leaf(~x.data)
+    if x._array.dtype.kind not in "biu":
+        raise TypeError(f"~ needs a bool or integer tensor, got {x._array.dtype}")
+    return leaf(~x._array)
 
 
 @method()
 def logical_not(x: Tensor) -> Tensor:
     """True where the element is zero (or False), as a bool tensor."""
-    return leaf(np.logical_not(x.data))
+    return leaf(np.logical_not(x._array))
 
 
 # --- in-place updates -------------------------------------------------------------------
-# For parameter updates under no_grad(), as in PyTorch scripts (`p -= lr * p.grad`).
-# Without them Python would rebind p to a new tensor and the parameter would silently
-# never change.
+# As torch's: `p -= lr * p.grad` under no_grad() changes p's memory (without them Python
+# would rebind p to a new tensor and the parameter would silently never change); on a
+# tensor in a graph (`dlogits -= 1`, `counts += x`) autograd records the change; on a
+# parameter outside no_grad() they raise torch's error. See function.in_place.
 
-def _in_place(symbol: str, update: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
-    def method(self: Tensor, other: ArrayLike) -> Tensor:
-        check_in_place(self, symbol)
-        update(self.data, raw(other))  # numpy's in-place operator writes into self.data
-        return self
+def _update(symbol: str, name: str, array_update: Callable[[Any, Any], Any],
+            op: Callable[[Any, Any], Tensor]) -> Callable[..., Tensor]:
+    def update(self: Tensor, other: ArrayLike) -> Tensor:
+        value = other._array if type(other) is Tensor else other
+        if not modes.grad_enabled or not (
+                self._requires_grad or (type(other) is Tensor and other._requires_grad)):
+            # the optimizer step's path (`p.data -= lr * p.grad`): in_place's first branch,
+            # inlined, with no closures to make
+            array_update(self._array, value)
+            changed_in_memory(self)
+            return self
+        return in_place(self, symbol, lambda array: array_update(array, value),
+                        lambda old: op(old, other), (other,))
 
-    return method
+    update.__name__ = update.__qualname__ = name
+    update.__doc__ = f"self {symbol} other, in place (recorded by autograd, as torch's)."
+    return update
 
 
-IN_PLACE = {"__iadd__": ("+=", operator.iadd), "__isub__": ("-=", operator.isub),
-            "__imul__": ("*=", operator.imul), "__itruediv__": ("/=", operator.itruediv)}
-for _name, (_symbol, _update) in IN_PLACE.items():
-    setattr(Tensor, _name, _in_place(_symbol, _update))
+IN_PLACE = {"__iadd__": ("+=", operator.iadd, add), "__isub__": ("-=", operator.isub, sub),
+            "__imul__": ("*=", operator.imul, mul),
+            "__itruediv__": ("/=", operator.itruediv, div)}
+for _name, (_symbol, _update_array, _op) in IN_PLACE.items():
+    setattr(Tensor, _name, _update(_symbol, _name, _update_array, _op))
+for _name, _operator in (("mul_", "__imul__"), ("div_", "__itruediv__")):
+    setattr(Tensor, _name, _update(f"{_name}()", _name, *IN_PLACE[_operator][1:]))
+
+
+def _scaled(other: Any, alpha: float) -> Any:
+    return other if alpha == 1 else other * alpha
+
+
+@method()
+def add_(x: Tensor, other: ArrayLike, alpha: float = 1) -> Tensor:
+    """x += alpha * other, in place (recorded by autograd, as torch's)."""
+    other = _scaled(other, alpha)
+    value = raw(other)
+    return in_place(x, "add_()", lambda array: operator.iadd(array, value),
+                    lambda old: add(old, other), (other,))
+
+
+@method()
+def sub_(x: Tensor, other: ArrayLike, alpha: float = 1) -> Tensor:
+    """x -= alpha * other, in place (recorded by autograd, as torch's)."""
+    other = _scaled(other, alpha)
+    value = raw(other)
+    return in_place(x, "sub_()", lambda array: operator.isub(array, value),
+                    lambda old: sub(old, other), (other,))
 
 
 @method()
 def zero_(x: Tensor) -> Tensor:
-    """Fill with zeros in place (under no_grad() if this tensor requires grad)."""
-    check_in_place(x, "zero_()")
-    x.data[...] = 0
-    return x
+    """Fill with zeros in place; recorded on a tensor in a graph (its gradient stops)."""
+
+    def zeros(old: Tensor) -> Tensor:
+        return unary(old, np.zeros_like(old._array), "zero_", lambda g: np.zeros_like(g))
+
+    return in_place(x, "zero_()", lambda array: array.fill(0), zeros)
+
+
+@method()
+def clamp_(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    """x limited to [min, max] in place (recorded by autograd, as torch's)."""
+    if min is None and max is None:
+        raise ValueError("clamp_ needs min or max (or both)")
+    return in_place(x, "clamp_()", lambda array: np.clip(array, min, max, out=array),
+                    lambda old: clamp(old, min, max))
+
+
+@method()
+def masked_fill_(x: Tensor, mask: ArrayLike, value: float) -> Tensor:
+    """value where mask is True, in place; the gradient is 0 there (as torch's)."""
+    where = raw(mask)
+    if getattr(where, "dtype", None) != np.bool_:
+        raise TypeError(f"masked_fill_ needs a bool mask (e.g. t == 0), got "
+                        f"{getattr(where, 'dtype', type(where).__name__)}")
+    fill = raw(value)
+
+    def write(array: np.ndarray) -> None:
+        np.copyto(array, fill, where=np.broadcast_to(where, array.shape))
+
+    def filled(old: Tensor) -> Tensor:
+        data = np.where(where, np.asarray(fill, dtype=old._array.dtype), old._array)
+        return unary(old, data, "masked_fill_", lambda g: np.where(where, 0, g))
+
+    return in_place(x, "masked_fill_()", write, filled)

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from micrograd.tensors.dtypes import check_same_dtype
-from micrograd.tensors.function import Tensor, accumulate, method, node, operand, unbroadcast
+from micrograd.tensors.function import (
+    Tensor,
+    accumulate,
+    apply,
+    method,
+    node,
+    operand,
+    unbroadcast,
+)
+from micrograd.tensors.ops.shape import reshape
 from micrograd.tensors.tensor import ArrayLike
 
 
@@ -16,7 +27,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
         a = Tensor(a)
     if type(b) is not Tensor:
         b = Tensor(b)
-    A, B = a.data, b.data
+    A, B = a._array, b._array
     check_same_dtype("@", A, B)
     try:
         out = np.matmul(A, B)
@@ -33,7 +44,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
     left, right = a, b
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         A2, B2 = A, B
@@ -67,3 +78,111 @@ def _reflected_matmul_operator(self: Tensor, other: ArrayLike) -> Tensor:
     if a is NotImplemented:
         return NotImplemented
     return matmul(a, self)
+
+
+def _check_ndim(op: str, t: Tensor, ndim: int, what: str) -> None:
+    if t._array.ndim != ndim:
+        raise ValueError(f"{op} expects {what} ({ndim}-d) tensors, got shape {t._array.shape}")
+
+
+def _as_tensor(x: ArrayLike) -> Tensor:
+    return x if type(x) is Tensor else Tensor(x)
+
+
+@method("mm")
+def mm(a: ArrayLike, b: ArrayLike) -> Tensor:
+    """The product of two matrices (2-d only, as torch.mm)."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    _check_ndim("mm", a, 2, "matrix")
+    _check_ndim("mm", b, 2, "matrix")
+    return matmul(a, b)
+
+
+@method("bmm")
+def bmm(a: ArrayLike, b: ArrayLike) -> Tensor:
+    """Batched matrix products of (B, n, m) and (B, m, p), as torch.bmm (no broadcasting)."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    _check_ndim("bmm", a, 3, "batched matrix")
+    _check_ndim("bmm", b, 3, "batched matrix")
+    if a._array.shape[0] != b._array.shape[0]:
+        raise ValueError(f"bmm: batch sizes differ, {a._array.shape[0]} and {b._array.shape[0]}")
+    return matmul(a, b)
+
+
+@method("dot")
+def dot(a: ArrayLike, b: ArrayLike) -> Tensor:
+    """The dot product of two 1-d tensors of the same length."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    _check_ndim("dot", a, 1, "1-d")
+    _check_ndim("dot", b, 1, "1-d")
+    return matmul(a, b)
+
+
+method("inner")(dot)
+
+
+@method("outer", "ger")
+def outer(a: ArrayLike, b: ArrayLike) -> Tensor:
+    """out[i, j] = a[i] b[j];  da = g @ b,  db = g^T @ a."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    _check_ndim("outer", a, 1, "1-d")
+    _check_ndim("outer", b, 1, "1-d")
+    return matmul(reshape(a, -1, 1), reshape(b, 1, -1))
+
+
+def _einsum_parts(equation: str, count: int) -> tuple[list[str], str]:
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError("einsum: '...' is not supported; write out the dimensions")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != count:
+        raise ValueError(f"einsum: the equation names {len(terms)} operands, got {count}")
+    if not arrow:  # implicit output: the letters used once, in alphabetical order
+        letters = "".join(terms)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    for term in terms:
+        if len(set(term)) != len(term):
+            raise ValueError(f"einsum: a repeated letter within one operand ({term!r}: a "
+                             "diagonal) is not supported")
+    return terms, output
+
+
+def einsum(equation: str, *operands: ArrayLike) -> Tensor:
+    """torch.einsum for explicit letters (no '...', no repeated letter in one operand).
+    The gradient of each operand is itself an einsum: g with the other operands, summed
+    to that operand's letters (and broadcast back over letters only it has)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    tensors = tuple(_as_tensor(t) for t in operands)
+    terms, output = _einsum_parts(equation, len(tensors))
+    arrays = [t._array for t in tensors]
+    for t, term in zip(arrays, terms, strict=True):
+        if t.ndim != len(term):
+            raise ValueError(f"einsum: operand {term!r} has {t.ndim} dimensions, not "
+                             f"{len(term)}")
+    out = np.asarray(np.einsum(f"{','.join(terms)}->{output}", *arrays, optimize=True))
+
+    def gradient_for(k: int) -> Callable[[np.ndarray], np.ndarray]:
+        term = terms[k]
+        others = [terms[i] for i in range(len(terms)) if i != k]
+        present = set(output).union(*others) if others else set(output)
+        kept = "".join(c for c in term if c in present)
+
+        def vjp(g: np.ndarray) -> np.ndarray:
+            rest = [arrays[i] for i in range(len(arrays)) if i != k]
+            summed = np.einsum(f"{','.join([output, *others])}->{kept}", g, *rest,
+                               optimize=True)
+            if kept == term:
+                return summed
+            # letters only this operand has were summed away: each element got g
+            aligned = summed.reshape([summed.shape[kept.index(c)] if c in present else 1
+                                      for c in term])
+            return np.broadcast_to(aligned, arrays[k].shape).copy()
+
+        return vjp
+
+    return apply("einsum", out, tensors, [gradient_for(k) for k in range(len(tensors))])
+
+
+method("matmul")(matmul)

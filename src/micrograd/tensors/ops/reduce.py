@@ -50,7 +50,7 @@ def keep_reduced_axes(g: np.ndarray, axes: tuple | None, keepdim: bool) -> np.nd
 @method()
 def sum(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
     """Sum over `dim` (all by default);  every input element gets the output's grad."""
-    data = x.data
+    data = x._array
     axes = axes_of(dim, data.ndim)
     out = np.asarray(data.sum(axis=axes, keepdims=keepdim))
     return unary(x, out, "sum",
@@ -60,7 +60,7 @@ def sum(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False
 @method()
 def mean(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
     """Mean over `dim` (all by default);  each input element gets grad / count."""
-    data = x.data
+    data = x._array
     if data.dtype.kind != "f":
         raise TypeError(f"mean() needs a floating-point tensor, got {data.dtype}")
     axes = axes_of(dim, data.ndim)
@@ -74,7 +74,7 @@ def mean(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = Fals
 def _extreme(x: Tensor, dim: int | None, keepdim: bool, kind: str) -> Tensor | MaxMin:
     """max/min. Over everything, tied elements share the gradient evenly (as PyTorch);
     along `dim`, the gradient goes to the element whose index is returned."""
-    data = x.data
+    data = x._array
     if data.size == 0:
         raise ValueError(f"{kind}() of an empty tensor of shape {data.shape} is undefined")
     if dim is None:
@@ -115,12 +115,12 @@ def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | Ma
 
 @method()
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return leaf(np.asarray(np.argmax(x.data, axis=dim, keepdims=keepdim)))
+    return leaf(np.asarray(np.argmax(x._array, axis=dim, keepdims=keepdim)))
 
 
 @method()
 def argmin(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return leaf(np.asarray(np.argmin(x.data, axis=dim, keepdims=keepdim)))
+    return leaf(np.asarray(np.argmin(x._array, axis=dim, keepdims=keepdim)))
 
 
 def softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
@@ -136,13 +136,13 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 @method()
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """e^x_i / sum_j e^x_j along `dim`;  dx = s * (g - sum(g * s))."""
-    s = softmax_array(x.data, dim)
+    s = softmax_array(x._array, dim)
     return unary(x, s, "softmax", lambda g: s * (g - (g * s).sum(axis=dim, keepdims=True)))
 
 
 @method()
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """x_i - log sum_j e^x_j along `dim`;  dx = g - softmax(x) * sum(g)."""
-    logp = log_softmax_array(x.data, dim)
+    logp = log_softmax_array(x._array, dim)
     return unary(x, logp, "log_softmax",
                  lambda g: g - np.exp(logp) * g.sum(axis=dim, keepdims=True))

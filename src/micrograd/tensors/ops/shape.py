@@ -23,13 +23,13 @@ def shape_arg(shape: tuple) -> tuple:
 @method("reshape", "view")
 def reshape(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
     """The same elements in a new shape;  the gradient is reshaped back."""
-    data = x.data
+    data = x._array
     return unary(x, data.reshape(shape_arg(shape)), "reshape", lambda g: g.reshape(data.shape))
 
 
 @method()
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    shape = x.data.shape
+    shape = x._array.shape
     if not shape:
         return reshape(x, 1)
     start, end = start_dim % len(shape), end_dim % len(shape)
@@ -39,12 +39,12 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @method()
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
-    return reshape(x, np.expand_dims(x.data, dim).shape)
+    return reshape(x, np.expand_dims(x._array, dim).shape)
 
 
 @method()
 def squeeze(x: Tensor, dim: int | None = None) -> Tensor:
-    data = x.data
+    data = x._array
     if dim is not None and data.shape[dim] != 1:
         return x
     return reshape(x, np.squeeze(data, axis=dim).shape)
@@ -53,7 +53,7 @@ def squeeze(x: Tensor, dim: int | None = None) -> Tensor:
 @method()
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (torch.transpose, not numpy's)."""
-    return unary(x, np.swapaxes(x.data, dim0, dim1), "transpose",
+    return unary(x, np.swapaxes(x._array, dim0, dim1), "transpose",
                  lambda g: np.swapaxes(g, dim0, dim1))
 
 
@@ -61,12 +61,12 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
     order = shape_arg(dims)
     inverse = tuple(np.argsort(order))
-    return unary(x, np.transpose(x.data, order), "permute", lambda g: np.transpose(g, inverse))
+    return unary(x, np.transpose(x._array, order), "permute", lambda g: np.transpose(g, inverse))
 
 
 def reverse_dims(x: Tensor) -> Tensor:
     """All dimensions reversed (a matrix transposed): the property t.T."""
-    return unary(x, x.data.T, "T", lambda g: g.T)
+    return unary(x, x._array.T, "T", lambda g: g.T)
 
 
 Tensor.T = property(reverse_dims)  # type: ignore[attr-defined]  # installed like every op
@@ -82,7 +82,7 @@ def _as_tensors(tensors: Sequence[Any], op: str) -> tuple[Tensor, ...]:
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension; each gets its slice of the gradient."""
     inputs = _as_tensors(tensors, "cat")
-    arrays = common_dtype([t.data for t in inputs])
+    arrays = common_dtype([t._array for t in inputs])
     try:
         out = np.concatenate(arrays, axis=dim)
     except (ValueError, np.exceptions.AxisError) as error:
@@ -94,7 +94,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     bounds = np.cumsum([0] + [a.shape[axis] for a in arrays])
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         for t, start, stop in zip(inputs, bounds[:-1], bounds[1:], strict=True):
@@ -107,7 +107,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension; each gets its slice of the gradient."""
     inputs = _as_tensors(tensors, "stack")
-    arrays = common_dtype([t.data for t in inputs])
+    arrays = common_dtype([t._array for t in inputs])
     try:
         out = np.stack(arrays, axis=dim)
     except ValueError as error:
@@ -117,7 +117,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     axis = dim % out.ndim
 
     def backward(result: Tensor) -> None:
-        g = result.grad
+        g = result._grad_array
         if g is None:
             return
         for i, t in enumerate(inputs):

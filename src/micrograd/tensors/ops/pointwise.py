@@ -1,0 +1,312 @@
+"""More elementwise math, torch's names: tan, log10, log2, log1p, expm1, rsqrt, erf, ...,
+maximum/minimum, where, masked_fill, the is* tests, and integer powers as multiplications.
+
+Each entry is the forward array function and its local derivative, on the public kernel.
+Functions that make floats from integers (torch.sin(int tensor)) return the default dtype,
+as torch does; numpy would return float64.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from micrograd.tensors import dtypes
+from micrograd.tensors.function import (
+    Tensor,
+    apply,
+    binary,
+    define_binary,
+    leaf,
+    method,
+    operand,
+    unary,
+)
+from micrograd.tensors.ops import elementwise
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def floating(data: np.ndarray) -> np.ndarray:
+    """The array as floats: integer and bool arrays become the default float dtype."""
+    return data if data.dtype.kind in "fc" else data.astype(dtypes.default.dtype)
+
+
+def _unary_float(op: str, forward: Callable[[np.ndarray], np.ndarray],
+                 vjp: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+                 ) -> Callable[[Tensor], Tensor]:
+    """define_unary for a float-valued function: integer inputs become the default dtype,
+    and inf/nan come back silently (log10 of 0 is -inf), as in torch."""
+
+    def function(x: Tensor) -> Tensor:
+        data = floating(x._array)
+        with np.errstate(all="ignore"):
+            out = np.asarray(forward(data))
+        return unary(x, out, op, lambda g: vjp(g, data, out))
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = f"torch.{op}(x), elementwise."
+    return method(op)(function)
+
+
+def _erf_array(x: np.ndarray) -> np.ndarray:
+    """erf elementwise (numpy has none): the C library's, one element at a time."""
+    values = np.frompyfunc(math.erf, 1, 1)(x)
+    return np.asarray(values, dtype=x.dtype)
+
+
+tan = _unary_float("tan", np.tan, lambda g, x, out: g * (1 + out * out))
+log10 = _unary_float("log10", np.log10, lambda g, x, out: g / (x * _LN10))
+log2 = _unary_float("log2", np.log2, lambda g, x, out: g / (x * _LN2))
+log1p = _unary_float("log1p", np.log1p, lambda g, x, out: g / (1 + x))
+expm1 = _unary_float("expm1", np.expm1, lambda g, x, out: g * (out + 1))
+exp2 = _unary_float("exp2", np.exp2, lambda g, x, out: g * out * _LN2)
+rsqrt = _unary_float("rsqrt", lambda x: 1 / np.sqrt(x),  # d/dx x^-1/2 = -x^-3/2 / 2
+                     lambda g, x, out: -0.5 * g * out * out * out)
+erf = _unary_float("erf", _erf_array,  # d/dx erf x = 2/sqrt(pi) e^(-x^2)
+                   lambda g, x, out: g * _TWO_OVER_SQRT_PI * np.exp(-x * x))
+asin = _unary_float("asin", np.arcsin, lambda g, x, out: g / np.sqrt(1 - x * x))
+acos = _unary_float("acos", np.arccos, lambda g, x, out: -g / np.sqrt(1 - x * x))
+atan = _unary_float("atan", np.arctan, lambda g, x, out: g / (1 + x * x))
+sinh = _unary_float("sinh", np.sinh, lambda g, x, out: g * np.cosh(x))
+cosh = _unary_float("cosh", np.cosh, lambda g, x, out: g * np.sinh(x))
+
+
+@method("reciprocal")
+def reciprocal(x: Tensor) -> Tensor:
+    """1/x;  d/dx = -1/x^2 = -out^2."""
+    with np.errstate(all="ignore"):
+        out = 1 / floating(x._array)
+    return unary(x, out, "reciprocal", lambda g: -g * out * out)
+
+
+@method("square")
+def square(x: Tensor) -> Tensor:
+    """x * x (torch computes x**2 so);  d/dx = 2x."""
+    data = x._array
+    return unary(x, data * data, "square", lambda g: g * (2 * data))
+
+
+def _no_gradient(op: str, forward: Callable[[np.ndarray], np.ndarray]
+                 ) -> Callable[[Tensor], Tensor]:
+    """A piecewise-constant function: its derivative is 0 wherever it exists, as torch
+    defines it (sign, floor, ceil, round, trunc)."""
+
+    def function(x: Tensor) -> Tensor:
+        data = x._array
+        return unary(x, np.asarray(forward(data)), op, lambda g: np.zeros_like(g))
+
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = f"torch.{op}(x), elementwise; its gradient is 0."
+    return method(op)(function)
+
+
+sign = _no_gradient("sign", np.sign)
+floor = _no_gradient("floor", lambda d: d if d.dtype.kind in "biu" else np.floor(d))
+ceil = _no_gradient("ceil", lambda d: d if d.dtype.kind in "biu" else np.ceil(d))
+trunc = _no_gradient("trunc", lambda d: d if d.dtype.kind in "biu" else np.trunc(d))
+
+
+@method("round")
+def round(x: Tensor, decimals: int = 0) -> Tensor:
+    """Round half to even (as torch and numpy); `decimals` digits after the point."""
+    data = x._array
+    out = np.round(data, decimals) if data.dtype.kind == "f" else data.copy()
+    return unary(x, np.asarray(out), "round", lambda g: np.zeros_like(g))
+
+
+method("clip")(elementwise.clamp)  # torch's alias
+
+
+# --- powers: the exponents torch computes by multiplication ------------------------------
+
+def _fast_power(data: np.ndarray, exponent: float) -> np.ndarray | None:
+    """data ** exponent as torch's CPU kernel computes it for the exponents it special-cases
+    (x*x, x*x*x, 1/x, 1/(x*x), 1/sqrt(x)), or None for others. np.power is ~40x slower than x*x*x
+    for x**3 on 2,000 floats and rounds differently from torch in the last bit."""
+    if exponent == 2:
+        return data * data
+    if exponent == 3:
+        return data * data * data
+    if exponent == 1:
+        return data.copy()
+    if exponent == 0:
+        return np.ones_like(data)
+    with np.errstate(all="ignore"):
+        if exponent == -1:
+            return 1 / data
+        if exponent == -2:
+            return 1 / (data * data)
+        if exponent == -0.5:
+            return 1 / np.sqrt(data)
+    return None
+
+
+def _power_gradient(g: np.ndarray, data: np.ndarray, exponent: float) -> np.ndarray:
+    """torch's pow backward, g * (e * x^(e-1)), with x^(e-1) by multiplication too."""
+    if exponent == 0:
+        return np.zeros_like(g)
+    lower = _fast_power(data, exponent - 1)
+    if lower is None:
+        with np.errstate(all="ignore"):
+            lower = np.power(data, exponent - 1)
+    return g * (exponent * lower)
+
+
+_generic_pow = elementwise.pow  # the binary op of elementwise.ARITHMETIC
+
+
+def power(x: Tensor, exponent: Any) -> Tensor:
+    """x ** exponent. A float tensor to a number torch special-cases (2, 3, -1, -2, -0.5)
+    is computed by multiplication, with torch's values; anything else is np.power."""
+    if (type(exponent) is int or type(exponent) is float) and x._array.dtype.kind == "f":
+        out = _fast_power(x._array, exponent)
+        if out is not None:
+            data = x._array
+            return unary(x, out, "**", lambda g: _power_gradient(g, data, exponent))
+    if type(x) is not Tensor:
+        x = Tensor(x)
+    return _generic_pow(x, exponent)
+
+
+method("__pow__", "pow")(power)
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    """torch.pow(input, exponent): either may be a number."""
+    if isinstance(input, Tensor):
+        return power(input, exponent)
+    base = operand(input, "**")
+    if base is NotImplemented:
+        raise TypeError(f"pow: expected a tensor or a number, got {type(input).__name__}")
+    if not isinstance(exponent, Tensor):
+        exponent = Tensor(exponent)
+    return exponent.__rpow__(base)
+
+
+# --- two-input elementwise ---------------------------------------------------------------
+
+def _larger_share(g: Any, x: Any, y: Any, out: Any) -> Any:
+    """d max(x, y)/dx: 1 where x wins, 1/2 at ties (torch splits ties evenly), else 0."""
+    return g * ((x > y) + 0.5 * (x == y))
+
+
+def _smaller_share(g: Any, x: Any, y: Any, out: Any) -> Any:
+    return g * ((x < y) + 0.5 * (x == y))
+
+
+maximum = method("maximum")(define_binary(
+    "maximum", np.maximum, _larger_share, lambda g, x, y, out: _larger_share(g, y, x, out)))
+minimum = method("minimum")(define_binary(
+    "minimum", np.minimum, _smaller_share, lambda g, x, y, out: _smaller_share(g, y, x, out)))
+fmax, fmin = maximum, minimum
+
+
+def _condition(condition: Any) -> np.ndarray:
+    cond = condition._array if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise TypeError(f"where/masked_fill expect a bool condition, got dtype {cond.dtype}; "
+                        "e.g. x > 0")
+    return cond
+
+
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:
+    """torch.where(condition, input, other): input where condition holds, else other
+    (numbers allowed); d/dinput = g where the condition holds, d/dother = g elsewhere.
+    torch.where(condition) alone gives the indices of the true elements, per dimension."""
+    cond = _condition(condition)
+    if input is None and other is None:
+        return tuple(leaf(i) for i in np.nonzero(cond))
+    if input is None or other is None:
+        raise TypeError("where(condition, input, other) needs both input and other")
+
+    def select(x: Any, y: Any) -> np.ndarray:
+        return np.where(cond, x, y)
+
+    def to_input(g: Any, x: Any, y: Any, out: Any) -> Any:
+        return np.where(cond, g, 0)
+
+    def to_other(g: Any, x: Any, y: Any, out: Any) -> Any:
+        return np.where(cond, 0, g)
+
+    a = input if isinstance(input, Tensor) else operand(input, "where")
+    b = other if isinstance(other, Tensor) else operand(other, "where")
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = Tensor(a)
+    out = binary(a, b, "where", select, to_input, to_other)
+    if out._array.shape != np.broadcast_shapes(out._array.shape, cond.shape):
+        # the condition broadcasts the result further: recompute on the full shape
+        full = np.broadcast_shapes(out._array.shape, cond.shape)
+        return where(cond, _expanded(a, full), _expanded(b, full))
+    return out
+
+
+def _expanded(v: Any, shape: tuple) -> Any:
+    if isinstance(v, Tensor):
+        return apply("expand", np.broadcast_to(v._array, shape), (v,), (None,))
+    return v
+
+
+@method("where")
+def where_method(x: Tensor, condition: Any, other: Any) -> Tensor:
+    """x.where(condition, other), as torch's method."""
+    return where(condition, x, other)
+
+
+@method("masked_fill")
+def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
+    """x with `value` where `mask` is True;  the gradient is 0 there, g elsewhere."""
+    cond = _condition(mask)
+    data = x._array
+    fill = value._array if isinstance(value, Tensor) else value
+    if np.ndim(fill) != 0:
+        raise ValueError("masked_fill only supports a 0-dimensional value tensor or a number, "
+                         f"got shape {np.shape(fill)}")
+    try:
+        np.broadcast_to(cond, data.shape)
+    except ValueError as error:
+        raise ValueError(f"masked_fill: mask of shape {cond.shape} cannot be broadcast to the "
+                         f"tensor's shape {data.shape}") from error
+    out = np.where(cond, np.asarray(fill).astype(data.dtype), data)
+    return unary(x, out, "masked_fill", lambda g: np.where(cond, 0, g))
+
+
+# --- tests of values: bool tensors, no gradient -------------------------------------------
+
+isnan = method("isnan")(lambda x: leaf(np.isnan(x._array)))
+isinf = method("isinf")(lambda x: leaf(np.isinf(x._array)))
+isfinite = method("isfinite")(lambda x: leaf(np.isfinite(x._array)))
+isneginf = method("isneginf")(lambda x: leaf(np.isneginf(x._array)))
+isposinf = method("isposinf")(lambda x: leaf(np.isposinf(x._array)))
+logical_and = method("logical_and")(lambda x, y: leaf(np.logical_and(x._array, _data(y))))
+logical_or = method("logical_or")(lambda x, y: leaf(np.logical_or(x._array, _data(y))))
+logical_xor = method("logical_xor")(lambda x, y: leaf(np.logical_xor(x._array, _data(y))))
+
+
+def _data(x: Any) -> Any:
+    return x._array if isinstance(x, Tensor) else x
+
+
+@method("isclose")
+def isclose(x: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """|x - other| <= atol + rtol |other|, elementwise (torch's defaults)."""
+    return leaf(np.isclose(x._array, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@method("allclose")
+def allclose(x: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True if isclose holds everywhere (shapes must broadcast)."""
+    return bool(np.allclose(x._array, _data(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@method("equal")
+def equal(x: Tensor, other: Any) -> bool:
+    """True if both have the same shape and the same elements, as torch.equal."""
+    y = np.asarray(_data(other))
+    return x._array.shape == y.shape and bool(np.array_equal(x._array, y))

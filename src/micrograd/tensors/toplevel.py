@@ -1,0 +1,110 @@
+"""The torch-level functions: `torch.sin(x)`, `torch.max(x, 1)`, `torch.matmul(input=a,
+other=b)`, ... generated from the Tensor methods, plus torch's dtype aliases
+(`torch.float`, `torch.long`, ...).
+
+Each generated function takes the tensor as its first argument (or as `input=`) and calls
+the method of the same name, so the function and the method cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+
+from micrograd.tensors.ops import linalg, pointwise, shape
+from micrograd.tensors.tensor import Tensor, leaf
+
+# Tensor methods that torch also offers as torch.NAME(input, ...).
+METHOD_FUNCTIONS = (
+    # elementwise math
+    "sin", "cos", "tan", "tanh", "exp", "exp2", "expm1", "log", "log10", "log2", "log1p",
+    "sqrt", "rsqrt", "abs", "sign", "relu", "sigmoid", "floor", "ceil", "round", "trunc",
+    "neg", "reciprocal", "square", "erf", "asin", "acos", "atan", "sinh", "cosh",
+    "clamp", "clip", "maximum", "minimum", "masked_fill",
+    "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
+    "logical_not", "logical_and", "logical_or", "logical_xor",
+    # reductions
+    "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+    "cumsum", "cumprod", "logsumexp", "softmax", "log_softmax", "norm", "all", "any",
+    "count_nonzero", "sort", "argsort", "topk", "histc", "bincount", "numel",
+    # products
+    "matmul", "mm", "bmm", "dot", "inner", "outer",
+    # shapes and selection
+    "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "movedim",
+    "swapaxes", "broadcast_to", "tile", "flip", "roll", "tril", "triu", "diag", "split",
+    "chunk", "unbind", "gather", "scatter_add", "index_select", "take_along_dim", "nonzero",
+    "multinomial", "clone", "detach", "t",
+)
+
+
+def _input(value: Any, name: str) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (builtins.float, builtins.int, np.ndarray, list, tuple, np.generic)):
+        return Tensor(cast(Any, value))  # Python data keeps the default-dtype rule
+    raise TypeError(f"torch.{name}: expected a tensor as input, got {type(value).__name__}")
+
+
+def function_of(name: str) -> Callable[..., Any]:
+    """torch.NAME(input, *args, **kwargs) as input.NAME(*args, **kwargs); `other=` (as
+    in torch.matmul(input=a, other=b)) is passed as the first argument."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.pop("out", None) is not None:
+            raise TypeError(f"torch.{name}: out= is not supported; assign the result")
+        if "input" in kwargs:
+            args = (kwargs.pop("input"), *args)
+        if not args:
+            raise TypeError(f"torch.{name} needs a tensor as its first argument")
+        if "other" in kwargs:
+            args = (args[0], kwargs.pop("other"), *args[1:])
+        return getattr(_input(args[0], name), name)(*args[1:], **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.{name}(input, ...): the same as input.{name}(...)."
+    return function
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: function_of(name) for name in METHOD_FUNCTIONS}
+FUNCTIONS.update(
+    where=pointwise.where, pow=pointwise.pow, einsum=linalg.einsum,
+    cat=shape.cat, concat=shape.cat, concatenate=shape.cat, stack=shape.stack,
+)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing `array`'s memory, as torch.from_numpy."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy array, got {type(array).__name__}")
+    return leaf(array)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """`data` itself if it is a tensor of that dtype, else a new tensor."""
+    if isinstance(data, Tensor) and (dtype is None or data._array.dtype == np.dtype(dtype)):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):
+        return from_numpy(data)
+    return Tensor(data._array if isinstance(data, Tensor) else data, dtype=dtype)
+
+
+FUNCTIONS.update(is_tensor=is_tensor, from_numpy=from_numpy, as_tensor=as_tensor)
+
+# torch's dtype names; each is a numpy dtype, so t.dtype == torch.float works.
+DTYPES = {
+    "float": np.dtype(np.float32), "float32": np.dtype(np.float32),
+    "double": np.dtype(np.float64), "float64": np.dtype(np.float64),
+    "half": np.dtype(np.float16), "float16": np.dtype(np.float16),
+    "long": np.dtype(np.int64), "int64": np.dtype(np.int64),
+    "int": np.dtype(np.int32), "int32": np.dtype(np.int32),
+    "short": np.dtype(np.int16), "int16": np.dtype(np.int16),
+    "int8": np.dtype(np.int8), "uint8": np.dtype(np.uint8),
+    "bool": np.dtype(np.bool_),
+}
