@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
+import importlib.util
+import math
+import pathlib
 import random
 import socket
+import sys
 
 import pytest
 from conftest import require_module
@@ -145,3 +150,87 @@ def test_gpt_refuses_a_text_shorter_than_two_contexts():
 def test_gpt_config_is_checked():
     with pytest.raises(ValueError, match="multiple of n_head"):
         gpt.GPTConfig(n_embd=10, n_head=4).check()
+# -- training end to end -------------------------------------------------------------------
+
+def test_names_model_learns_below_the_uniform_baseline_and_samples_its_alphabet(names_file):
+    words = names.load_words(str(names_file))
+    stoi, _ = names.vocabulary(words)
+    run = names.train_names(words, steps=400, seed=1, n_embd=8, n_hidden=64, n_samples=8)
+    baseline = math.log(len(stoi))
+    assert len(run.losses) == 400
+    assert run.losses[0] == pytest.approx(baseline, rel=0.1)  # small last layer: near-uniform
+    assert sum(run.losses[-50:]) / 50 < 0.8 * baseline
+    assert run.split_loss["val"] < 0.8 * baseline
+    assert len(run.samples) == 8
+    assert set("".join(run.samples)) <= set(stoi) - {"."}
+
+
+def test_gpt_learns_below_the_uniform_baseline_and_samples_its_alphabet(verse_file):
+    text = verse_file.read_text(encoding="utf-8")
+    config = gpt.GPTConfig(block_size=8, n_embd=16, n_head=2, n_layer=1, batch_size=8,
+                           lr=3e-3, steps=150, eval_interval=50, eval_iters=4, seed=3)
+    run = gpt.train_gpt(text, config, sample_length=60)
+    baseline = math.log(len(set(text)))
+    assert [step for step, _, _ in run.estimates] == [0, 50, 100, 150]
+    assert run.estimates[0][1] == pytest.approx(baseline, rel=0.15)
+    assert run.estimates[-1][1] < 0.75 * baseline and run.estimates[-1][2] < 0.75 * baseline
+    assert len(run.sample) == 61 and set(run.sample) <= set(text)
+
+
+@pytest.mark.parametrize("demo, steps", [("names", 60), ("gpt", 4)])
+def test_the_command_prints_losses_samples_and_writes_the_plot(demo, steps, tmp_path,
+                                                               names_file, capsys):
+    require_module("matplotlib")
+    out = tmp_path / "out"
+    code = cli.main(["demo", demo, "--data", str(names_file), "--steps", str(steps),
+                     "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert f"step {steps}/{steps}" in printed
+    assert (out / f"{demo}_loss.png").stat().st_size > 1000
+    assert "-log(1/" in printed and "wrote" in printed
+
+
+# -- the demos' numbers are PyTorch's ------------------------------------------------------
+
+def load_on_real_torch(module_name: str, monkeypatch):
+    """A fresh copy of micrograd.demos.<module_name> whose `import micrograd.torch as
+    torch` finds the real torch: the same code, run by PyTorch."""
+    torch = require_module("torch")
+    import micrograd
+
+    monkeypatch.setitem(sys.modules, "micrograd.torch", torch)
+    monkeypatch.setitem(sys.modules, "micrograd.torch.nn", torch.nn)
+    monkeypatch.setitem(sys.modules, "micrograd.torch.nn.functional", torch.nn.functional)
+    monkeypatch.setattr(micrograd, "torch", torch, raising=False)
+    path = pathlib.Path(importlib.import_module(f"micrograd.demos.{module_name}").__file__)
+    spec = importlib.util.spec_from_file_location(f"torch_twin_of_{module_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look themselves up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_names_demo_prints_pytorchs_numbers(names_file, monkeypatch):
+    words = names.load_words(str(names_file))
+    ours = names.train_names(words, steps=100, seed=7, n_embd=8, n_hidden=32, n_samples=5)
+    on_torch = load_on_real_torch("names", monkeypatch)
+    theirs = on_torch.train_names(words, steps=100, seed=7, n_embd=8, n_hidden=32, n_samples=5)
+    # same weights, same minibatches: the first loss agrees to float32 rounding ...
+    assert ours.losses[0] == pytest.approx(theirs.losses[0], rel=1e-6)
+    assert ours.losses == pytest.approx(theirs.losses, rel=1e-4)
+    assert ours.split_loss == pytest.approx(theirs.split_loss, rel=1e-4)
+    assert ours.samples == theirs.samples  # ... and the same sampled names
+
+
+def test_gpt_demo_prints_pytorchs_numbers(verse_file, monkeypatch):
+    text = verse_file.read_text(encoding="utf-8")
+    settings = dict(block_size=8, n_embd=16, n_head=2, n_layer=2, batch_size=4, steps=20,
+                    eval_interval=10, eval_iters=2, seed=11)
+    ours = gpt.train_gpt(text, gpt.GPTConfig(**settings), sample_length=20)
+    on_torch = load_on_real_torch("gpt", monkeypatch)
+    theirs = on_torch.train_gpt(text, on_torch.GPTConfig(**settings), sample_length=20)
+    assert ours.losses == pytest.approx(theirs.losses, rel=1e-4)
+    flat = [[x for row in run.estimates for x in row] for run in (ours, theirs)]
+    assert flat[0] == pytest.approx(flat[1], rel=1e-4)
+    assert ours.sample == theirs.sample

@@ -216,3 +216,15 @@ def test_a_wrong_generator_is_refused_with_what_is_expected():
         our_init.normal_(mt.zeros(3, dtype=mt.float32), generator=12)
     with pytest.raises(TypeError, match=r"torch\.Generator"):
         our_data.DataLoader([1, 2], shuffle=True, generator="seed")
+
+
+def test_one_element_integer_tensors_are_indices_as_in_torch():
+    data = list(range(20))
+    for tm in (torch, mt):
+        i = tm.randint(0, 10, (3,))[1]
+        assert data[i:i + 3] == [int(i), int(i) + 1, int(i) + 2]
+        assert [10, 20, 30][tm.tensor(2)] == 30
+        with pytest.raises(TypeError, match="only integer tensors of a single element"):
+            data[tm.tensor(1.0):]
+        with pytest.raises(TypeError, match="only integer tensors of a single element"):
+            data[tm.tensor([1, 2]):]
