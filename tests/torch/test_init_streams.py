@@ -228,3 +228,36 @@ def test_one_element_integer_tensors_are_indices_as_in_torch():
             data[tm.tensor(1.0):]
         with pytest.raises(TypeError, match="only integer tensors of a single element"):
             data[tm.tensor([1, 2]):]
+
+
+def test_reassigning_a_parameter_keeps_its_place_as_in_torch():
+    orders = []
+    for tm in (torch, mt):
+        layer = tm.nn.BatchNorm1d(4)
+        with tm.no_grad():
+            layer.weight *= 0.1  # Python assigns layer.weight again
+        layer.bias = tm.nn.Parameter(tm.zeros(4))
+        orders.append([name for name, _ in layer.named_parameters()])
+    assert orders[1] == orders[0] == ["weight", "bias"]
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+@pytest.mark.parametrize("bins, density, use_range", [
+    (100, True, False), (7, False, False), (12, True, True), (1, False, False),
+])
+def test_histogram_counts_and_edges_as_torchs(dtype_name, bins, density, use_range):
+    rng = np.random.default_rng(bins)
+    x = (rng.normal(size=200) * 3).astype(dtype_name)
+    kwargs = {"range": (-2.5, 4.0)} if use_range else {}
+    hist, edges = torch.histogram(torch.tensor(x), bins=bins, density=density, **kwargs)
+    ours_hist, ours_edges = mt.histogram(mt.tensor(x), bins=bins, density=density, **kwargs)
+    assert as_array(ours_hist).dtype == as_array(ours_edges).dtype == np.dtype(dtype_name)
+    # edges to float32 rounding of the whole range (torch's vectorised linspace rounds
+    # some interior edges differently from start + i * step)
+    np.testing.assert_allclose(as_array(ours_edges), edges.numpy(), rtol=0,
+                               atol=4e-7 * float(np.abs(edges.numpy()).max()))
+    # counts exactly; densities divide by those bin widths
+    np.testing.assert_allclose(as_array(ours_hist), hist.numpy(), rtol=1e-4 if density else 0)
+    same_values = mt.histogram(mt.tensor(np.full(3, 2.0, dtype=dtype_name)), bins=2)
+    assert as_array(same_values.bin_edges).tolist() == [1.5, 2.0, 2.5]  # torch's +-0.5
+    assert as_array(same_values.hist).tolist() == [0.0, 3.0]

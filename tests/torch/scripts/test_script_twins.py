@@ -36,6 +36,7 @@ def under_micrograd(name: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str
 TWINS = {
     "classifier_loader.py": (1e-5, 1e-6),
     "makemore_mlp.py": (1e-3, 1e-6),
+    "makemore_batchnorm.py": (1e-5, 1e-6),
     "makemore_backprop.py": (1e-5, 1e-6),
     "makemore_wavenet.py": (1e-5, 1e-6),
     "gpt_char.py": (1e-5, 1e-6),
