@@ -261,3 +261,48 @@ def test_histogram_counts_and_edges_as_torchs(dtype_name, bins, density, use_ran
     same_values = mt.histogram(mt.tensor(np.full(3, 2.0, dtype=dtype_name)), bins=2)
     assert as_array(same_values.bin_edges).tolist() == [1.5, 2.0, 2.5]  # torch's +-0.5
     assert as_array(same_values.hist).tolist() == [0.0, 3.0]
+
+
+def legendre_p3(tm):
+    class LegendreP3(tm.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.save_for_backward(x)
+            return scale * 0.5 * (5 * x**3 - 3 * x)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 1.5 * (5 * x**2 - 1), None
+
+    return LegendreP3
+
+
+def test_a_custom_autograd_function_as_in_torch():
+    values = np.linspace(-1.5, 1.5, 7)
+    results = []
+    for tm in (torch, mt):
+        x = tm.tensor(values, dtype=tm.float64, requires_grad=True)
+        out = legendre_p3(tm).apply(x * 2.0, 3.0)
+        (out * tm.tensor(np.arange(7.0), dtype=tm.float64)).sum().backward()
+        results.append((as_array(out), as_array(x.grad), out.requires_grad))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-15)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-15)
+    assert results[1][2] is results[0][2] is True
+    with mt.no_grad():
+        assert not legendre_p3(mt).apply(mt.tensor(values, requires_grad=True), 1.0).requires_grad
+
+
+def test_a_custom_function_returning_the_wrong_number_of_gradients_says_so():
+    class Bad(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="returned 1 gradients, but forward took 2"):
+        Bad.apply(x, x).sum().backward()

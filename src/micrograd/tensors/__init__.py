@@ -25,6 +25,7 @@ from micrograd.tensors.compat import (
     keep_freed_memory,
     set_num_threads,
 )
+from micrograd.tensors.custom import Function
 from micrograd.tensors.dtypes import (
     float32,
     float64,
@@ -76,6 +77,7 @@ globals().update(DTYPES)
 
 __all__ = [
     "Tensor",
+    "Function",
     "tensor",
     "zeros",
     "ones",
