@@ -1,7 +1,7 @@
 """The `micrograd` command. Thin: it parses arguments and calls the library.
 
-    micrograd demo {tiny,xor,moons,digits,mnist} [--out DIR] [--steps N] [--seed S]
-                   [--engine E] [--data DIR]
+    micrograd demo {tiny,xor,moons,digits,mnist,names,gpt} [--out DIR] [--steps N]
+                   [--seed S] [--engine E] [--data PATH]
     micrograd graph "EXPR" a=2 b=-3 ... -o FILE.{svg,png,dot,mmd,html} [--max-depth N]
                     [--timeout S]
     micrograd trace "EXPR" a=2 b=-3 ...
@@ -131,7 +131,8 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="train a small network and report loss/accuracy")
-    demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist"])
+    demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist",
+                                              "names", "gpt"])
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
     demo.add_argument("--steps", type=int, default=None,
                       help="training steps (default: the demo's)")
@@ -140,8 +141,9 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
                       help="Value (scalar) or Tensor engine (default: scalar; digits, "
                            "mnist: tensor)")
-    demo.add_argument("--data", metavar="DIR", default=None,
+    demo.add_argument("--data", metavar="PATH", default=None,
                       help="mnist: the folder with MNIST's four idx files (.gz or not); "
+                           "names, gpt: the text file (one name a line; any UTF-8 text); "
                            "default: download once into $MICROGRAD_DATA or the cache folder")
 
     # no abbreviated options (--max for --max-depth): protect_expression knows full names only
@@ -218,11 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from micrograd.demos import run_demo
 
-            if args.name in ("moons", "digits", "mnist"):  # the demos that write plots
+            # the demos that write plots
+            if args.name in ("moons", "digits", "mnist", "names", "gpt"):
                 check_output_folder(args.out)  # before training, not after it
-            if args.data is not None and args.name != "mnist":
-                raise ValueError(f"--data is for the mnist demo; {args.name} has its data "
-                                 f"built in")
+            if args.data is not None and args.name not in ("mnist", "names", "gpt"):
+                raise ValueError(f"--data is for the mnist demo (and names, gpt); {args.name} "
+                                 f"has its data built in")
             return run_demo(args.name, out=args.out, steps=args.steps, seed=args.seed,
                             engine=args.engine, data=args.data)
         if args.command in ("graph", "trace"):

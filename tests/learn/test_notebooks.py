@@ -6,7 +6,9 @@ gradients, micrograd's published demo output, central differences (via the check
 
 from __future__ import annotations
 
+import math
 import pathlib
+import random
 import re
 import shutil
 
@@ -21,7 +23,8 @@ nbformat = require_module("nbformat")
 
 def test_there_are_the_example_notebooks():
     assert [p.name for p in EXAMPLES] == ["01_lecture.ipynb", "02_moons.ipynb",
-                                          "03_tensors.ipynb", "04_check_your_engine.ipynb"]
+                                          "03_tensors.ipynb", "04_check_your_engine.ipynb",
+                                          "05_makemore.ipynb"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -120,3 +123,26 @@ def test_check_notebook_finds_the_bugs_then_passes(tmp_path):
     assert "FAIL" not in out[4] and "exit status 0" in out[4], out[4]
     assert "LIMIT" not in out[5] and "FAIL" not in out[5] and "exit status 0" in out[5], out[5]
     assert (tmp_path / "my_engine.py").exists()
+
+
+@pytest.mark.slow
+def test_makemore_notebook_learns_and_samples_from_its_vocabulary(tmp_path, monkeypatch):
+    syllables = ["ka", "lo", "mi", "ra", "na", "el", "is", "an", "jo", "ve", "qu", "zy"]
+    rng = random.Random(5)
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 3)))
+             for _ in range(600)]
+    names_file = tmp_path / "names.txt"
+    names_file.write_text("\n".join(words) + "\n", encoding="utf-8")
+    out = "\n".join(run("05_makemore.ipynb", tmp_path, {"MICROGRAD_NAMES": str(names_file)},
+                        monkeypatch))
+    letters = sorted(set("".join(words)))
+    vocab = len(letters) + 1
+    assert f"{vocab} tokens: .{''.join(letters)}" in out
+    # 10-d embeddings of 3 characters, 200 hidden units, one logit per token
+    assert numbers_after("parameters:", out) == vocab * 10 + 30 * 200 + 200 + 200 * vocab + vocab
+    by_hand, fused = numbers_after("by hand", out), numbers_after("cross_entropy", out)
+    assert by_hand == pytest.approx(fused, rel=1e-5)
+    assert numbers_after("uniform baseline", out) == pytest.approx(math.log(vocab), abs=1e-4)
+    assert numbers_after("dev loss", out) < 0.8 * math.log(vocab)
+    samples = out.split("samples:")[1].split()
+    assert len(samples) >= 6 and set("".join(samples)) <= set(letters)

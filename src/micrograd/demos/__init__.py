@@ -147,6 +147,9 @@ DEMOS: dict[str, Demo] = {
     "digits": Demo(None, {"steps": 3000, "seed": 0}, ("tensor",), _PLOTTING),
     # steps None: 8 epochs (micrograd.demos.mnist); its data comes from --data or the cache
     "mnist": Demo(None, {"steps": None, "seed": 0}, ("tensor",), (("numpy", "numpy"),)),
+    # on micrograd.torch (micrograd.demos.names / .gpt); text from --data or the cache
+    "names": Demo(None, {"steps": 5000, "seed": 2147483647}, ("tensor",), (("numpy", "numpy"),)),
+    "gpt": Demo(None, {"steps": 500, "seed": 1337}, ("tensor",), (("numpy", "numpy"),)),
 }
 
 
@@ -159,7 +162,8 @@ def run_demo(
     data: str | None = None,
 ) -> int:
     """Train demo `name`, print progress and results, write plots to `out`; return an exit code.
-    `data`: the folder of a demo's data files (mnist), instead of the download cache."""
+    `data`: the folder of a demo's data files (mnist) or its text file (names, gpt), instead
+    of the download cache."""
     if engine not in (None, "scalar", "tensor"):
         raise ValueError(f"engine must be 'scalar' or 'tensor', got {engine!r}")
     if name not in DEMOS:
@@ -172,6 +176,8 @@ def run_demo(
             return 2
         if name == "mnist":
             return _run_mnist(out=out, steps=steps, seed=seed, data=data)
+        if name in ("names", "gpt"):
+            return _run_text_demo(name, out=out, steps=steps, seed=seed, data=data)
         return _run_tensor_demo(name, out=out, steps=steps, seed=seed)
     missing = [label for module, label in demo.needs if not _importable(module)]
     if missing:
@@ -240,6 +246,17 @@ def _run_mnist(out: str, steps: int | None, seed: int | None, data: str | None) 
         print(f"micrograd demo mnist needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
         return 3
     return run_mnist(out=out, steps=steps, seed=seed, data_dir=data)
+
+
+def _run_text_demo(name: str, out: str, steps: int | None, seed: int | None,
+                   data: str | None) -> int:
+    try:
+        demo = importlib.import_module(f"micrograd.demos.{name}")
+    except ModuleNotFoundError as error:  # numpy: the Tensor engine's one requirement
+        print(f"micrograd demo {name} needs {error.name}: {INSTALL_HINT}", file=sys.stderr)
+        return 3
+    # a failed download is an OSError that says what to do: the command line reports it
+    return int(demo.run_demo(out=out, steps=steps, seed=seed, data=data))
 
 
 def _importable(module: str) -> bool:

@@ -25,6 +25,7 @@ from micrograd.tensors.compat import (
     keep_freed_memory,
     set_num_threads,
 )
+from micrograd.tensors.custom import Function as Function  # torch.autograd.Function
 from micrograd.tensors.dtypes import (
     float32,
     float64,

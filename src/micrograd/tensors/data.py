@@ -1,15 +1,24 @@
 """Minibatches, as torch.utils.data: Dataset, TensorDataset, Subset, random_split and a
-DataLoader with shuffling (seeded by `generator=` or `seed=`) and torch's collation."""
+DataLoader with torch's shuffling and collation.
+
+The random draws are torch's, in torch's order: every epoch a DataLoader draws a 64-bit
+"base seed" from its generator (the global one by default) when iterated, and a shuffling
+loader without a generator then seeds a fresh generator from the global stream and takes
+`randperm(n)` from it. So a seeded script visits its batches in torch's order, and what it
+draws afterwards is what torch draws.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import random as streams
 from micrograd.tensors.function import Tensor, leaf
-from micrograd.tensors.nn.init import _random_fill
+from micrograd.tensors.nn.init import _random_fill, random_int64
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
            "default_collate"]
@@ -67,8 +76,8 @@ class Subset(Dataset):
 
 
 def _permutation(n: int, generator: Any) -> np.ndarray:
-    """A random order of range(n) from `generator` (a numpy Generator, or None: the
-    stream micrograd.manual_seed sets), drawn by nn.init's one random helper."""
+    """`torch.randperm(n, generator=generator)` (None: the global stream), drawn by nn.init's
+    one random helper; a numpy Generator gives numpy's permutation instead."""
     return _random_fill(np.empty(n, dtype=np.int64), "permutation", 0.0, 0.0, generator)
 
 
@@ -78,7 +87,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     sum to 1, the remainder spread one by one from the first, as torch does)."""
     n = len(dataset)
     if all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
-        counts = [int(math.floor(n * frac)) for frac in lengths]
+        counts = [math.floor(n * frac) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
     elif all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
@@ -106,7 +115,7 @@ def default_collate(samples: Sequence[Any]) -> Any:
     if isinstance(first, Mapping):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
-        return type(first)(*(default_collate(list(col)) for col in zip(*samples)))
+        return type(first)(*(default_collate(list(col)) for col in zip(*samples, strict=True)))
     if isinstance(first, (tuple, list)):
         if any(len(s) != len(first) for s in samples):
             raise RuntimeError("each element in list of batch should be of equal size")
@@ -118,17 +127,20 @@ def default_collate(samples: Sequence[Any]) -> Any:
     arrays = [s._array if isinstance(s, Tensor) else np.asarray(s) for s in samples]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
-        raise RuntimeError(f"stack expects each sample to have the same shape, got {sorted(shapes)}")
+        raise RuntimeError("stack expects each sample to have the same shape, got "
+                           f"{sorted(shapes)}")
     return leaf(np.stack(arrays))
 
 
 class DataLoader:
     """Iterate over a dataset in minibatches of `batch_size` samples.
 
-    shuffle=True visits the samples in a new random order every epoch, drawn from
-    `generator` (a numpy Generator), or from a private generator made from `seed`, or else
-    from the stream micrograd.manual_seed sets. A TensorDataset is sliced with one fancy
-    index per column per batch; any other dataset is read sample by sample and collated.
+    shuffle=True visits the samples in a new random order every epoch, torch's for the same
+    seed: drawn from `generator` (a `torch.Generator`), or from a fresh generator seeded
+    from the global stream. A numpy Generator, or `seed=` (a private numpy generator), are
+    accepted too: reproducible orders, but not torch's. A TensorDataset is sliced with one
+    fancy index per column per batch; any other dataset is read sample by sample and
+    collated.
     """
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
@@ -143,6 +155,10 @@ class DataLoader:
         if sampler is not None or batch_sampler is not None:
             raise NotImplementedError("DataLoader(sampler=..., batch_sampler=...) is not "
                                       "supported yet: use shuffle= and generator=")
+        if generator is not None and not isinstance(generator, (streams.Generator,
+                                                                np.random.Generator)):
+            raise TypeError("DataLoader's generator must be a torch.Generator (or a numpy "
+                            f"Generator), got {type(generator).__name__}")
         if isinstance(dataset, tuple):
             dataset = TensorDataset(*dataset)
         self.dataset = dataset
@@ -161,23 +177,56 @@ class DataLoader:
         b = self.batch_size
         return n // b if self.drop_last else -(-n // b)
 
-    def _order(self) -> np.ndarray:
-        n = len(self.dataset)
-        return _permutation(n, self.generator) if self.shuffle else np.arange(n)
+    def _torch_generator(self) -> streams.Generator | None:
+        return self.generator if isinstance(self.generator, streams.Generator) else None
 
     def __iter__(self) -> Iterator[Any]:
+        # torch draws a base seed for worker processes as the iterator is made, shuffling or
+        # not (from the loader's generator, else the global one); we make no workers, but
+        # draw it so that the stream stays torch's.
+        if not isinstance(self.generator, np.random.Generator):
+            random_int64(self._torch_generator())
+        return self._batches()
+
+    def _order(self) -> np.ndarray:
+        """This epoch's order; drawn lazily, at the first batch, as torch's sampler does."""
+        n = len(self.dataset)
+        if not self.shuffle:
+            return np.arange(n)
+        if isinstance(self.generator, np.random.Generator):
+            return _permutation(n, self.generator)
+        generator = self._torch_generator()
+        if generator is None:  # RandomSampler: a fresh generator seeded from the global one
+            generator = streams.Generator().manual_seed(random_int64(None))
+        return _permutation(n, generator)
+
+    def _after_last_sample(self) -> None:
+        """torch's RandomSampler ends each epoch with `randperm(n)[:0]`, drawn once the
+        last index has been taken; visible only on a generator the caller gave."""
+        generator = self._torch_generator()
+        if self.shuffle and generator is not None:
+            _permutation(len(self.dataset), generator)
+
+    def _batches(self) -> Iterator[Any]:
         order = self._order()
+        n = len(order)
         if self.batch_size is None:  # torch: samples one by one, not collated
             for i in order:
                 yield self.dataset[int(i)]
+            self._after_last_sample()
             return
-        n, b = len(order), self.batch_size
+        b = self.batch_size
         stop = n - n % b if self.drop_last else n
+        ragged = not self.drop_last and n % b != 0  # the last batch empties the sampler
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is None
         for start in range(0, stop, b):
             rows = order[start:start + b]
+            if ragged and start + b >= n:
+                self._after_last_sample()
             if fast:
                 yield list(self.dataset[rows])  # a list of columns, as torch's collation
             else:
                 samples = [self.dataset[int(i)] for i in rows]
                 yield (self.collate_fn or default_collate)(samples)
+        if not ragged:
+            self._after_last_sample()

@@ -321,6 +321,14 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """A one-element integer tensor used as an index, as torch allows: `data[i:i + 8]`
+        for `i` taken from `torch.randint(...)` (the GPT lecture's get_batch)."""
+        if self._array.dtype.kind not in "iub" or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            f"index (got dtype {self._array.dtype}, shape {self.shape})")
+        return int(self._array.reshape(()))
+
     def __bool__(self) -> bool:
         return bool(self._array)
 

@@ -29,7 +29,7 @@ METHOD_FUNCTIONS = (
     # reductions
     "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "cumsum", "cumprod", "logsumexp", "softmax", "log_softmax", "norm", "all", "any",
-    "count_nonzero", "sort", "argsort", "topk", "histc", "bincount", "numel",
+    "count_nonzero", "sort", "argsort", "topk", "histc", "histogram", "bincount", "numel",
     # products
     "matmul", "mm", "bmm", "dot", "inner", "outer",
     # shapes and selection

@@ -6,9 +6,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from micrograd.autograd import detect_anomaly, enable_grad, is_grad_enabled, no_grad
+from micrograd.tensors.custom import Function
 from micrograd.torch import _facade
 
 __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "set_grad_enabled",
+           "Function",
            "gradcheck"]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import micrograd.tensors as _tensors
 from micrograd.tensors import Tensor
 from micrograd.tensors import functional as _F
+from micrograd.tensors import random as streams
 from micrograd.tensors.nn.init import _random_fill
 
 __all__ = [
@@ -137,8 +138,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    draw = _random_fill(np.empty(input.shape), "uniform", 0.0, 1.0, generator)
-    keep = (draw >= p).astype(input._array.dtype) / np.asarray(1.0 - p, dtype=input._array.dtype)
+    dtype = input._array.dtype if input._array.dtype.kind == "f" else np.dtype(np.float32)
+    if isinstance(generator, np.random.Generator):  # numpy's numbers, not torch's
+        draw = _random_fill(np.empty(input.shape), "uniform", 0.0, 1.0, generator)
+        keep = (draw >= p).astype(dtype) / np.asarray(1.0 - p, dtype=dtype)
+    else:  # torch's mask: Bernoulli(1 - p) from torch's stream, scaled by 1 / (1 - p)
+        keep = streams.dropout_mask(input.shape, p, dtype, generator)
     return input * _constant(keep)
 
 

@@ -1,8 +1,9 @@
 """nn.init: fill a tensor in place with the distributions torch's layers start from.
 
 Every random number drawn by the nn package comes from `_random_fill`, the one place that
-decides which random stream is used (a later change makes it torch's own stream, so that a
-seeded script starts from the same weights on both).
+decides which random stream is used: torch's own CPU stream (micrograd.tensors.random), from
+the global generator that `torch.manual_seed` seeds or from a `generator=` given, so that a
+seeded script starts from the same weights, bit for bit, under torch and micrograd.
 """
 
 from __future__ import annotations
@@ -12,44 +13,65 @@ from typing import Any
 
 import numpy as np
 
-import micrograd.tensors as _tensors
 from micrograd.tensors import Tensor
+from micrograd.tensors import random as streams
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
 ]
 
+_KINDS = ("uniform", "normal", "permutation")
+
 
 def _random_fill(array: np.ndarray, kind: str, a: float, b: float,
                  generator: Any = None) -> np.ndarray:
-    """Fill `array` in place: kind "uniform" draws U(a, b), "normal" draws N(mean=a, std=b),
-    "permutation" a random order of 0 .. len(array) - 1 (a 1-d integer array; a, b unused).
+    """Fill `array` in place: kind "uniform" draws U(a, b) as `Tensor.uniform_(a, b)`,
+    "normal" draws N(mean=a, std=b) as `Tensor.normal_(a, b)`, "permutation" is
+    `torch.randperm(len(array))` (a 1-d integer array; a, b unused).
 
-    generator: None (the stream micrograd.manual_seed sets) or a numpy Generator."""
-    if kind not in ("uniform", "normal", "permutation"):
+    generator: None (torch's global stream, seeded by `torch.manual_seed`), a
+    `micrograd.tensors.random.Generator` (`torch.Generator()`), or a numpy Generator (an
+    older micrograd option: numpy's numbers, not torch's).
+    """
+    if kind not in _KINDS:
         raise ValueError(f"kind must be 'uniform', 'normal' or 'permutation', got {kind!r}")
-    shape = array.shape
+    if isinstance(generator, np.random.Generator):
+        return _numpy_fill(array, kind, a, b, generator)
+    if generator is not None and not isinstance(generator, streams.Generator):
+        raise TypeError("generator must be None, a torch.Generator (micrograd.tensors.random."
+                        f"Generator) or a numpy Generator, got {type(generator).__name__}")
     if kind == "permutation":
-        if isinstance(generator, np.random.Generator):
-            array[...] = generator.permutation(len(array))
-        else:  # the order that sorts uniform draws from the default stream
-            array[...] = np.argsort(_random_fill(np.empty(len(array)), "uniform", 0.0, 1.0,
-                                                 generator), kind="stable")
-        return array
-    if generator is None:
-        draw = (_tensors.rand(*shape, dtype=np.float64) if kind == "uniform"
-                else _tensors.randn(*shape, dtype=np.float64))._array
-    elif isinstance(generator, np.random.Generator):
-        draw = generator.random(shape) if kind == "uniform" else generator.standard_normal(shape)
+        array[...] = streams.randperm(len(array), np.int64, generator)
+    elif array.dtype.kind != "f":  # torch refuses these too; say so before drawing
+        raise TypeError(f"{kind}_ fills floating point tensors, got dtype {array.dtype}")
+    elif kind == "uniform":
+        streams.uniform_(array, a, b, generator)
     else:
-        raise TypeError(f"generator must be None or a numpy Generator, got "
-                        f"{type(generator).__name__}")
-    if kind == "uniform":
-        array[...] = a + (b - a) * draw
-    else:
-        array[...] = a + b * draw
+        streams.normal_(array, a, b, generator)
     return array
+
+
+def _numpy_fill(array: np.ndarray, kind: str, a: float, b: float,
+                generator: np.random.Generator) -> np.ndarray:
+    """The same fills from a numpy Generator (reproducible, but not torch's numbers)."""
+    if kind == "permutation":
+        array[...] = generator.permutation(len(array))
+    elif kind == "uniform":
+        array[...] = a + (b - a) * generator.random(array.shape)
+    else:
+        array[...] = a + b * generator.standard_normal(array.shape)
+    return array
+
+
+def random_int64(generator: Any = None) -> int:
+    """`int(torch.empty((), dtype=torch.int64).random_(generator=g))`: one 64-bit word
+    modulo 2**63, the seed torch's DataLoader and RandomSampler draw on every epoch."""
+    if generator is not None and not isinstance(generator, streams.Generator):
+        raise TypeError("generator must be None or a torch.Generator (micrograd.tensors."
+                        f"random.Generator), got {type(generator).__name__}")
+    gen = streams.default_generator if generator is None else generator
+    return int(gen.random64(1)[0]) % (1 << 63)
 
 
 def _array(tensor: Any, name: str) -> np.ndarray:

@@ -138,7 +138,12 @@ class Module:
         is then an ordinary attribute read (~30 ns, where __getattr__ costs ~2 us, and a
         forward pass reads its parameters every time). Every change goes through here or
         _forget, so the mirror and the registries cannot disagree."""
-        self._forget(name)
+        self.__dict__.pop(name, None)
+        for other in ("_parameters", "_buffers", "_modules"):
+            if other != kind:
+                self._registry(other).pop(name, None)
+        # a name already registered keeps its place, as in torch: `layer.weight *= 0.1`
+        # assigns the weight again and must not move it after the bias in parameters()
         self._registry(kind)[name] = value
         object.__setattr__(self, name, value)
 

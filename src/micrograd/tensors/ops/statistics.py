@@ -343,6 +343,51 @@ def histc(x: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     return leaf(np.bincount(position, minlength=bins).astype(data.dtype))
 
 
+HistogramResult = namedtuple("HistogramResult", ["hist", "bin_edges"])  # torch.histogram
+
+
+@method()
+def histogram(x: Tensor, bins: int = 100, *, range: Sequence[float] | None = None,
+              weight: Any = None, density: bool = False) -> HistogramResult:
+    """(hist, bin_edges) of `bins` equal bins over `range` (default: the data's min..max,
+    widened by 0.5 each side when they are equal); the last bin includes its right edge.
+    density=True divides by the total and the bin width. No gradient."""
+    data = x._array
+    if data.dtype.kind != "f":
+        raise TypeError(f"histogram needs a floating-point tensor, got {data.dtype}")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"histogram: bins must be a positive int, got {bins!r}")
+    flat = data.reshape(-1)
+    if range is not None:
+        low, high = float(range[0]), float(range[1])
+    elif flat.size:
+        low, high = float(flat.min()), float(flat.max())
+    else:
+        low, high = 0.0, 0.0
+    if low > high:
+        raise ValueError(f"histogram: range min ({low}) must not exceed max ({high})")
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    # torch.linspace's edges to within a last-bit rounding (torch's vectorised linspace
+    # kernel rounds some float32 edges differently); both ends exact
+    edges = np.linspace(low, high, int(bins) + 1).astype(data.dtype)
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    # the bin by the edges themselves, so an element on an edge falls where torch puts it
+    position = np.searchsorted(edges, flat[inside], side="right") - 1
+    position = np.minimum(position, int(bins) - 1)
+    w = None
+    if weight is not None:
+        w = (weight._array if isinstance(weight, Tensor) else np.asarray(weight)).reshape(-1)
+        if w.shape != flat.shape:
+            raise ValueError(f"histogram: weight must have the input's shape {data.shape}")
+        w = w[inside]
+    hist = np.bincount(position, weights=w, minlength=int(bins)).astype(data.dtype)
+    if density:
+        total = hist.sum()
+        hist = hist / (total * np.diff(edges)) if total else hist
+    return HistogramResult(leaf(hist.astype(data.dtype)), leaf(edges))
+
+
 @method()
 def bincount(x: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer tensor (or the
@@ -413,5 +458,6 @@ def _or_elementwise(reduction: Callable[..., Any], elementwise: str) -> Callable
 method("max")(_or_elementwise(accept_numpy_keywords(reduce.max), "maximum"))
 method("min")(_or_elementwise(accept_numpy_keywords(reduce.min), "minimum"))
 
-__all__ = ["spread", "SortResult", *REDUCTIONS, "histc", "bincount", "nelement",
+__all__ = ["spread", "SortResult", "HistogramResult", *REDUCTIONS, "histc", "histogram",
+           "bincount", "nelement",
            "element_size"]
