@@ -66,7 +66,9 @@ def mean(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = Fals
         raise TypeError(f"mean() needs a floating-point tensor, got {data.dtype}")
     axes = axes_of(dim, data.ndim)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    total = np.add.reduce(data, axis=axes, keepdims=keepdim)  # ndarray.sum without its wrapper
+    # np.add.reduce is ndarray.sum without its Python-level wrapper (~1.5 us)
+    total = (np.add.reduce(data, axis=axes, keepdims=True) if keepdim
+             else np.add.reduce(data, axis=axes))
     if count:
         out = np.asarray(np.true_divide(total, count))
     else:
