@@ -4,8 +4,14 @@
     python -m benchmarks --quick    smoke run for CI (well under a minute), writes
                                     out/benchmarks-quick.md unless --output says otherwise
 
+    python -m benchmarks --only W6,W7
+                                    just those workloads; the other sections of the report
+                                    are kept from its last run, marked as kept
+
 Ratios are always between numbers measured in this same run. Runs of the engines being
 compared are interleaved, so a machine that gets busier halfway hurts both alike.
+W6/W7 (the lecture steps through micrograd.torch) start from the same weights as PyTorch:
+if their step-0 losses disagree, the report says FAIL and the command exits with status 1.
 """
 
 from __future__ import annotations
