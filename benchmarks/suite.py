@@ -296,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     if only & {"W2", "W3"}:
         results["tensor"] = run_tensor(plan)
     if only & {"W6", "W7"}:
-        results["torch_steps"] = run_torch_steps(plan, sorted(only & {"W6", "W7"}))
+        # both, as W2 and W3: they share a report section, which a rerun replaces whole
+        results["torch_steps"] = run_torch_steps(plan, ["W6", "W7"])
     context["load_after"] = _loadavg()
     context["seconds"] = time.perf_counter() - started
 
