@@ -6,43 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.common import median
+from benchmarks.report_format import mib, ms, ratio, sec, table, verdict
+from benchmarks.report_torch_steps import torch_steps_section
 
 HAND_WRITTEN_MARKER = (
     "<!-- hand-written: everything below this line is kept when the suite rewrites the file -->"
 )
 NOT_AVAILABLE = "not available"
-
-
-# --- small formatting helpers --------------------------------------------------------------
-
-def ms(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    return f"{seconds * 1000:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
-
-
-def sec(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds:,.3f} s"
-
-
-def mib(kib: float | None) -> str:
-    return "—" if not kib else f"{kib / 1024:,.1f} MiB"
-
-
-def ratio(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.1f}×" if x >= 10 else f"{x:,.2f}×"
-
-
-def verdict(value: float | None, target: float, at_least: bool) -> str:
-    if value is None:
-        return "n/a"
-    return "PASS" if (value >= target if at_least else value <= target) else "FAIL"
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _ok(run: dict | None) -> bool:
@@ -342,6 +312,8 @@ def render(context: dict, results: dict, plan, targets: dict, published: dict) -
         sections.append(w4_section(results["W4"], targets, summary))
     if "W5" in results:
         sections.append(w5_section(results["W5"], results.get("W1", {}), targets, summary))
+    if "torch_steps" in results:
+        sections.append(torch_steps_section(results["torch_steps"], targets, summary))
     head = ["# Benchmarks", "",
             f"Written by `{context['command']}` on {context['date']} in "
             f"{context['seconds']:.0f} s. Every ratio compares numbers measured in this one run."]
@@ -353,11 +325,82 @@ def render(context: dict, results: dict, plan, targets: dict, published: dict) -
 
 
 def write(path: Path, generated: str) -> None:
-    """Write the report, keeping the hand-written part of an existing one."""
+    """Write the report, keeping the hand-written part of an existing one, and the sections
+    (and target rows) of workloads that this run did not measure (`--only`), marked as kept."""
     kept = f"{HAND_WRITTEN_MARKER}\n\n## Where the time went\n\n(not written yet)\n"
     if path.exists():
         old = path.read_text()
         if HAND_WRITTEN_MARKER in old:
             kept = old[old.index(HAND_WRITTEN_MARKER):]
+            old = old[:old.index(HAND_WRITTEN_MARKER)]
+        generated = keep_unmeasured_sections(old, generated)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(generated + "\n" + kept)
+
+
+def _chunks(text: str) -> list[tuple[str, str]]:
+    """`text` cut before each '## ' heading: (key, chunk), the key being the heading's first
+    word ('W1', 'Targets', 'Machine'; 'W6,' -> 'W6'), '' for what precedes the first."""
+    chunks: list[tuple[str, list[str]]] = [("", [])]
+    for line in text.rstrip("\n").split("\n"):
+        if line.startswith("## "):
+            chunks.append((line[3:].split()[0].rstrip(",") if line[3:].split() else "", []))
+        chunks[-1][1].append(line)
+    return [(key, "\n".join(lines).rstrip("\n")) for key, lines in chunks]
+
+
+def _row_workload(line: str) -> str:
+    return line.strip("|").split("|")[0].strip()
+
+
+def keep_unmeasured_sections(old: str, new: str) -> str:
+    """`new`, plus the workload sections and target rows of `old` that `new` lacks."""
+    old_chunks, new_chunks = _chunks(old), _chunks(new)
+    new_keys = {key for key, _ in new_chunks}
+    new_workloads = {key for key in new_keys if key.startswith("W")}
+    # target rows are per workload; W6/W7 share one section, so look at the rows too
+    new_targets = dict(new_chunks).get("Targets", "")
+    measured = new_workloads | {_row_workload(line) for line in new_targets.split("\n")
+                                if line.startswith("| W")}
+    old_sections = [(key, chunk) for key, chunk in old_chunks
+                    if key.startswith("W") and key not in new_keys
+                    and not _section_workloads(chunk) & measured]
+    old_rows = [line for line in dict(old_chunks).get("Targets", "").split("\n")
+                if line.startswith("| W") and _row_workload(line) not in measured]
+    if not old_sections and not old_rows:
+        return new
+    when = _run_date(old)
+    note = f"*Kept from the run of {when}: the run above did not measure this workload.*"
+    head: list[tuple[str, str]] = []
+    sections: list[tuple[str, str]] = []
+    tail: list[tuple[str, str]] = []
+    for key, chunk in new_chunks:
+        if key == "Targets" and old_rows:
+            lines = chunk.split("\n")
+            rows = [line for line in lines if line.startswith("| W")] + old_rows
+            rows.sort(key=_row_workload)  # stable: a workload's rows keep their order
+            first = next(i for i, line in enumerate(lines) if line.startswith("| W"))
+            last = max(i for i, line in enumerate(lines) if line.startswith("| W"))
+            chunk = "\n".join(lines[:first] + rows + lines[last + 1:])
+        (sections if key.startswith("W") else tail if sections else head).append((key, chunk))
+    for key, chunk in old_sections:
+        if "*Kept from the run of" not in chunk:
+            heading, _, body = chunk.partition("\n")
+            chunk = f"{heading}\n\n{note}\n{body}"
+        sections.append((key, chunk))
+    sections.sort(key=lambda pair: pair[0])  # W1 ... W7, measured or kept
+    return "\n\n".join(chunk for _, chunk in head + sections + tail) + "\n"
+
+
+def _section_workloads(chunk: str) -> set[str]:
+    """The workloads a section heading names: '## W6, W7 — ...' -> {'W6', 'W7'}."""
+    heading = chunk.split("\n", 1)[0][3:].split("—")[0]
+    return {word.strip(",") for word in heading.split() if word.strip(",").startswith("W")}
+
+
+def _run_date(text: str) -> str:
+    marker = " on "
+    for line in text.split("\n"):
+        if line.startswith("Written by") and marker in line:
+            return line.split(marker, 1)[1].split(" in ")[0]
+    return "an earlier run"

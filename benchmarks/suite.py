@@ -4,8 +4,14 @@
     python -m benchmarks --quick    smoke run for CI (well under a minute), writes
                                     out/benchmarks-quick.md unless --output says otherwise
 
+    python -m benchmarks --only W6,W7
+                                    just those workloads; the other sections of the report
+                                    are kept from its last run, marked as kept
+
 Ratios are always between numbers measured in this same run. Runs of the engines being
 compared are interleaved, so a machine that gets busier halfway hurts both alike.
+W6/W7 (the lecture steps through micrograd.torch) start from the same weights as PyTorch:
+if their step-0 losses disagree, the report says FAIL and the command exits with status 1.
 """
 
 from __future__ import annotations
@@ -38,7 +44,13 @@ TARGETS = {
     "W3_small": 0.5,  # batch 32 and 128: at most half of PyTorch's time
     "W3_full": 1.1,  # full batch: within 1.1x of PyTorch
     "W4": 12.0,  # 10^6 ops at most 12x the time of 10^5
+    # issues 10 and 11: the lecture steps on micrograd.torch against PyTorch
+    "W6": 0.5,  # makemore MLP step: at most half of PyTorch's time
+    "W7": 1.0,  # GPT lecture step: at most PyTorch's time
+    "W67_rss": 1.0,  # peak RSS at most PyTorch's
+    "W67_loss_rtol": 1e-5,  # step 0 from the same weights: the same loss to float32 tolerance
 }
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
 
 
 @dataclass
@@ -53,15 +65,18 @@ class Plan:
     w4_sizes: tuple[int, int]
     w4_repeats: int
     tensor_rounds: int
+    torch_step_rounds: int
+    torch_steps: dict[str, int]  # W6/W7: timed steps per process
 
     @classmethod
     def make(cls, quick: bool) -> Plan:
         if quick:
-            return cls(True, 3, 1, 2, 1, (1_000, 10_000), 1, 1)
+            return cls(True, 3, 1, 2, 1, (1_000, 10_000), 1, 1, 1, {"W6": 3, "W7": 2})
         # W2/W3 steps take well under a millisecond on a shared machine: 5 rounds of
         # interleaved subprocesses, so one noisy round does not decide the median
         # W4 per-round ratios spread from 9x to 18x on this 2-core machine: 7 repeats
-        return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 7, 5)
+        # W6 (~0.3 ms) and W7 (~20 ms): 5 interleaved rounds of a few hundred ms each
+        return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 7, 5, 5, {"W6": 300, "W7": 30})
 
 
 def log(message: str) -> None:
@@ -199,6 +214,40 @@ def run_tensor(plan: Plan) -> dict:
     return results
 
 
+def run_torch_steps(plan: Plan, workloads: list[str]) -> dict:
+    """W6/W7: each (engine, threads) in its own process per workload, rounds interleaved."""
+    configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
+    if plan.quick:  # the smoke run exercises the code paths once: one thread each
+        configs = [("micrograd", "1"), ("torch", "1")]
+    results: dict[str, dict[str, list]] = {
+        w: {f"{e}/{t}": [] for e, t in configs} for w in workloads}
+    for round_ in range(plan.torch_step_rounds):
+        for workload in workloads:
+            for engine, threads in configs:
+                log(f"{workload} {engine}, threads={threads}, "
+                    f"round {round_ + 1}/{plan.torch_step_rounds}")
+                results[workload][f"{engine}/{threads}"].append(run_json(
+                    "torch_steps", ["--json", "--engine", engine, "--threads", threads,
+                                    "--workload", workload, "--steps",
+                                    plan.torch_steps[workload]], SRC, 900))
+    return results
+
+
+def loss_mismatches(torch_steps: dict, rtol: float) -> list[str]:
+    """Step-0 losses of micrograd and PyTorch that differ by more than `rtol` (same weights)."""
+    problems = []
+    for workload, runs in torch_steps.items():
+        firsts = {key.split("/")[0]: run["first_losses"][0]
+                  for key, key_runs in runs.items() for run in key_runs[:1]
+                  if run and "first_losses" in run}
+        if len(firsts) == 2:
+            ours, theirs = firsts["micrograd"], firsts["torch"]
+            if abs(ours - theirs) > rtol * abs(theirs):
+                problems.append(f"{workload}: step-0 loss {ours!r} on micrograd, {theirs!r} on "
+                                f"PyTorch, from the same weights (tolerance {rtol:.0e} relative)")
+    return problems
+
+
 # --- main --------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,14 +256,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny step counts (CI smoke run)")
     parser.add_argument("--output", type=Path, help="where to write the markdown report")
     parser.add_argument(
-        "--only", default="W1,W2,W3,W4,W5", help="comma-separated workloads to run (default: all)"
+        "--only", default=",".join(WORKLOADS),
+        help="comma-separated workloads to run (default: all); the sections of the others "
+             "are kept from the existing report",
     )
     args = parser.parse_args(argv)
     plan = Plan.make(args.quick)
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
-    unknown = only - {"W1", "W2", "W3", "W4", "W5"}
+    unknown = only - set(WORKLOADS)
     if unknown or not only:
-        parser.error(f"--only takes workloads among W1,W2,W3,W4,W5, got {args.only!r}")
+        parser.error(f"--only takes workloads among {','.join(WORKLOADS)}, got {args.only!r}")
     output = args.output or (
         ROOT / "out" / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
     )
@@ -224,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     context = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": "python -m benchmarks" + (" --quick" if args.quick else ""),
+        "command": "python -m benchmarks" + (" --quick" if args.quick else "")
+                   + ("" if only == set(WORKLOADS) else f" --only {','.join(sorted(only))}"),
         "quick": args.quick,
         "load_before": _loadavg(),
         "blas_env_unset": {k: os.environ[k] for k in BLAS_ENV_VARS if k in os.environ},
@@ -243,13 +295,19 @@ def main(argv: list[str] | None = None) -> int:
         results["W4"] = run_w4(plan, baseline)
     if only & {"W2", "W3"}:
         results["tensor"] = run_tensor(plan)
+    if only & {"W6", "W7"}:
+        # both, as W2 and W3: they share a report section, which a rerun replaces whole
+        results["torch_steps"] = run_torch_steps(plan, ["W6", "W7"])
     context["load_after"] = _loadavg()
     context["seconds"] = time.perf_counter() - started
 
     text = report.render(context, results, plan, TARGETS, NOTEBOOK_LOSSES)
     report.write(output, text)
     log(f"wrote {_rel(output)} in {context['seconds']:.0f} s")
-    return 0
+    mismatches = loss_mismatches(results.get("torch_steps", {}), TARGETS["W67_loss_rtol"])
+    for problem in mismatches:
+        log(f"!!! LOSS MISMATCH !!! {problem}")
+    return 1 if mismatches else 0
 
 
 def _loadavg() -> str:

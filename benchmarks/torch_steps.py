@@ -16,6 +16,9 @@ W7: the GPT lecture's training step -- n_embd 64, 4 heads, 4 layers, block 32, b
 `python -m benchmarks.torch_steps [--engine torch|micrograd] [--steps N] [--workload W6|W7]`
 times N steps (after a warm-up) with the engine's default intra-op threads and with one
 thread, and prints the median milliseconds per step.
+
+`... --json --threads 1|default --workload W6|W7` is what the suite runs: one workload, one
+thread setting, in a process of its own (so its peak RSS is that engine's), one JSON object.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import median, time_steps
+from benchmarks.common import current_rss_kib, emit, engine_origin, median, peak_rss_kib, time_steps
 
 W6 = {"batch": 32, "n_embd": 10, "block": 3, "hidden": 200, "vocab": 27, "lr": 0.1,
       "examples": 4000}
@@ -244,7 +247,25 @@ def time_workload(torch: ModuleType, name: str, steps: int, warmup: int = 3) -> 
     step = WORKLOADS[name](torch)
     losses = [step(k) for k in range(warmup)]
     seconds = time_steps(lambda k: step(warmup + k), steps)
-    return {"median_s": median(seconds), "first_losses": losses}
+    return {"median_s": median(seconds), "first_losses": losses, "seconds": seconds}
+
+
+def run_one(engine: str, threads: str, name: str, steps: int) -> dict:
+    """The suite's measurement: one workload at one thread setting, as a JSON-ready dict.
+
+    Peak RSS is this process's high-water mark, imports included (a user pays for them).
+    """
+    torch = load_engine(engine)
+    if threads == "1":
+        torch.set_num_threads(1)
+    rss_after_import = current_rss_kib()
+    result = time_workload(torch, name, steps)
+    result.update(engine=engine, workload=name, threads_asked=threads,
+                  threads=torch.get_num_threads(), steps=steps,
+                  rss_after_import_kib=rss_after_import, peak_rss_kib=peak_rss_kib())
+    if engine == "micrograd":
+        result["origin"] = engine_origin()
+    return result
 
 
 def load_engine(name: str) -> ModuleType:
@@ -262,9 +283,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--engine", choices=("torch", "micrograd"), default="torch")
     parser.add_argument("--steps", type=int, default=30, help="timed steps per configuration")
     parser.add_argument("--workload", choices=(*WORKLOADS, "all"), default="all")
+    parser.add_argument("--json", action="store_true",
+                        help="one workload, one thread setting, one JSON object (the suite's)")
+    parser.add_argument("--threads", choices=("1", "default"), default="default",
+                        help="with --json: one intra-op thread, or the engine's default")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error(f"--steps must be at least 1, got {args.steps}")
+    if args.json:
+        if args.workload == "all":
+            parser.error("--json measures one workload: give --workload W6 or W7")
+        emit(run_one(args.engine, args.threads, args.workload, args.steps))
+        return
     torch = load_engine(args.engine)
     names = list(WORKLOADS) if args.workload == "all" else [args.workload]
     configurations = [("default", None), ("1", 1)]

@@ -38,7 +38,8 @@ def run_quick_suite(output: Path) -> str:
 
 
 def check_sections(report: str) -> None:
-    for heading in ("## Targets", "## W1", "## W2", "## W3", "## W4", "## W5", "## Machine"):
+    for heading in ("## Targets", "## W1", "## W2", "## W3", "## W4", "## W5", "## W6, W7",
+                    "## Machine"):
         assert heading in report, f"report has no {heading!r} section"
     assert "**Quick run**" in report
 
@@ -57,7 +58,7 @@ def check_tables_well_formed(report: str) -> None:
 def check_targets(report: str) -> None:
     header, _, *rows = markdown_tables(report.split("## Targets", 1)[1])[0]
     assert header == ["workload", "target", "measured", "result"]
-    assert {row[0] for row in rows} == {"W1", "W2", "W3", "W4", "W5"}
+    assert {row[0] for row in rows} == {"W1", "W2", "W3", "W4", "W5", "W6", "W7"}
     for row in rows:
         assert row[3] in RESULTS, row
 
@@ -70,6 +71,27 @@ def check_notebook_loss(report: str) -> None:
         "| step 0 loss vs the published notebook (0.8958441028683222) "
         "| 0.8958441028683222 | PASS |" in w1
     )
+
+
+def check_lecture_steps_agree_with_torch(report: str) -> None:
+    # W6/W7 run the same torch-API code from the same weights on PyTorch and micrograd.torch:
+    # their step-0 losses must agree to float32 tolerance (PyTorch is the oracle), and the
+    # report must say so for both workloads
+    section = report.split("## W6, W7", 1)[1].split("## Machine", 1)[0]
+    losses = markdown_tables(section)[-1]
+    header, _, *rows = losses
+    assert header == ["workload", "step", "micrograd", "PyTorch", "relative difference",
+                      "result"]
+    step0 = {row[0]: row for row in rows if row[1] == "0"}
+    assert set(step0) == {"W6", "W7"}, rows
+    for workload, row in step0.items():
+        ours, theirs = float(row[2]), float(row[3])
+        assert abs(ours - theirs) <= 1e-5 * abs(theirs), (workload, ours, theirs)
+        assert row[5] == "PASS", row
+    timings = markdown_tables(section)[0]
+    assert [row[0] for row in timings[2:]] == ["W6", "W7"]
+    for row in timings[2:]:
+        assert row[-1] in RESULTS and row[2].endswith(" ms"), row  # micrograd, 1 thread ran
 
 
 def check_machine(report: str) -> None:
@@ -88,6 +110,7 @@ def test_quick_suite_completes_and_writes_a_well_formed_report(tmp_path):
     check_tables_well_formed(report)
     check_targets(report)
     check_notebook_loss(report)
+    check_lecture_steps_agree_with_torch(report)
     check_machine(report)
 
 
@@ -103,3 +126,34 @@ def test_hand_written_part_of_an_existing_report_is_kept(tmp_path, monkeypatch):
     assert "old tables" not in text
     assert text.startswith("# Benchmarks\n\nnew tables\n")
     assert text.endswith(f"{report.HAND_WRITTEN_MARKER}\n\n## Where the time went\n\nnotes\n")
+
+
+def test_a_partial_run_keeps_the_other_workloads_sections_and_target_rows(tmp_path, monkeypatch):
+    # `python -m benchmarks --only W6,W7` must not wipe W1..W5 from docs/benchmarks.md
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import report
+
+    def rows(*lines: str) -> str:
+        return "\n".join(["| workload | target | measured | result |", "|---|---|---|---|",
+                          *lines])
+
+    path = tmp_path / "benchmarks.md"
+    path.write_text(
+        "# Benchmarks\n\nWritten by `python -m benchmarks` on 2026-01-01 00:00 UTC in 9 s.\n\n"
+        "## Targets\n\n" + rows("| W1 | a | 1 | PASS |", "| W6 | old | 9 | FAIL |") + "\n\n"
+        "## W1 — one\n\nold W1 table\n\n## W6, W7 — lecture\n\nold W6 table\n\n"
+        "## Machine\n\nold machine\n\n"
+        f"{report.HAND_WRITTEN_MARKER}\n\n## Where the time went\n\nnotes\n")
+    report.write(path, "# Benchmarks\n\nWritten by `python -m benchmarks --only W6,W7` on "
+                       "2026-02-02 00:00 UTC in 5 s.\n\n## Targets\n\n"
+                 + rows("| W6 | new | 1 | PASS |", "| W7 | new | 2 | PASS |")
+                 + "\n\n## W6, W7 — lecture\n\nnew W6 table\n\n## Machine\n\nnew machine\n")
+    text = path.read_text()
+    assert "old W6 table" not in text and "old machine" not in text
+    assert "| W6 | old" not in text
+    for kept in ("old W1 table", "| W1 | a | 1 | PASS |", "new W6 table", "new machine",
+                 "*Kept from the run of 2026-01-01 00:00 UTC", "## Where the time went"):
+        assert kept in text, kept
+    order = [text.index(s) for s in ("| W1 | a", "| W6 | new", "| W7 | new", "## W1 —",
+                                     "## W6, W7", "## Machine", report.HAND_WRITTEN_MARKER)]
+    assert order == sorted(order), text

@@ -71,7 +71,12 @@ def _check_linear(x: Any, weight: Tensor, op: str) -> Tensor:
 
 def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
     """X @ W^T + b as a fresh array."""
-    out = X @ W.T
+    if X.ndim > 2:
+        # one BLAS call over the flattened batch dims: numpy's stacked matmul makes one call
+        # per leading index (a GPT head's (16, 32, 64) input: 16 calls), ~15-20% slower
+        out = (X.reshape(-1, X.shape[-1]) @ W.T).reshape(*X.shape[:-1], W.shape[0])
+    else:
+        out = X @ W.T
     if bias is not None:
         out += bias._array  # the product is a fresh array: adding in place saves a copy
     return out
@@ -80,9 +85,9 @@ def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
 def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """Send dx = g W, dW = g^T x, db = sum of g over the batch (g: d loss / d(x W^T + b))."""
     X, W = x._array, weight._array
+    g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened: one BLAS call
     if x._requires_grad:
-        accumulate(x, g @ W)
-    g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened
+        accumulate(x, g2 @ W if g.ndim == 2 else (g2 @ W).reshape(X.shape))
     if weight._requires_grad:
         accumulate(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
     if bias is not None and bias._requires_grad:

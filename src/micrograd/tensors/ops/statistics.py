@@ -8,6 +8,7 @@ and `axis=` for `dim=`.
 from __future__ import annotations
 
 import functools
+import math
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,7 +24,8 @@ SortResult = namedtuple("SortResult", ["values", "indices"])  # torch.sort / tor
 
 
 def _count(shape: tuple, axes: tuple | None) -> int:
-    return int(np.prod(shape)) if axes is None else int(np.prod([shape[a] for a in axes]))
+    # math.prod: np.prod of a short list costs ~3 us, a tenth of a small var()
+    return math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
 
 
 def _correction(unbiased: bool | None, correction: float | None) -> float:
@@ -51,9 +53,10 @@ def _deviations(x: Tensor, dim: Dim, unbiased: bool | None, correction: float | 
     axes = axes_of(dim, data.ndim)
     n = _count(data.shape, axes)
     with np.errstate(all="ignore"):
-        d = data - data.mean(axis=axes, keepdims=True)
+        # add.reduce / n is what ndarray.mean computes, without its Python-level wrapper
+        d = data - np.add.reduce(data, axis=axes, keepdims=True) / n
         divisor = max(n - _correction(unbiased, correction), 0)
-        var = (d * d).sum(axis=axes, keepdims=True) / divisor
+        var = np.add.reduce(d * d, axis=axes, keepdims=True) / divisor
     return d, np.asarray(var, dtype=data.dtype), axes, divisor
 
 
