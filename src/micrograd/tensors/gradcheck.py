@@ -81,4 +81,4 @@ def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> di
 
 # `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is
 # below the Tensor engine and must not import it, so the engine's gradcheck registers itself.
-autograd.gradcheck = gradcheck  # type: ignore[attr-defined]
+autograd.gradcheck = gradcheck
