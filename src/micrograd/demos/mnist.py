@@ -143,7 +143,7 @@ def save_misclassified(X: Any, true: Any, predicted: Any, path: str, limit: int 
     axes = fig.subplots(rows, columns, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
-    for ax, i in zip(axes.flat, shown):
+    for ax, i in zip(axes.flat, shown, strict=False):  # the grid may have spare cells
         ax.imshow(np.asarray(X[i]).reshape(28, 28), cmap="gray_r", interpolation="nearest")
         ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
     count = (f"{len(shown)}" if len(shown) == len(wrong)

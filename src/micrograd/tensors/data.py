@@ -4,7 +4,8 @@ DataLoader with shuffling (seeded by `generator=` or `seed=`) and torch's collat
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     sum to 1, the remainder spread one by one from the first, as torch does)."""
     n = len(dataset)
     if all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
-        counts = [int(math.floor(n * frac)) for frac in lengths]
+        counts = [math.floor(n * frac) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
     elif all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
@@ -106,7 +107,7 @@ def default_collate(samples: Sequence[Any]) -> Any:
     if isinstance(first, Mapping):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
-        return type(first)(*(default_collate(list(col)) for col in zip(*samples)))
+        return type(first)(*(default_collate(list(col)) for col in zip(*samples, strict=True)))
     if isinstance(first, (tuple, list)):
         if any(len(s) != len(first) for s in samples):
             raise RuntimeError("each element in list of batch should be of equal size")
@@ -118,7 +119,8 @@ def default_collate(samples: Sequence[Any]) -> Any:
     arrays = [s._array if isinstance(s, Tensor) else np.asarray(s) for s in samples]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
-        raise RuntimeError(f"stack expects each sample to have the same shape, got {sorted(shapes)}")
+        raise RuntimeError(
+            f"stack expects each sample to have the same shape, got {sorted(shapes)}")
     return leaf(np.stack(arrays))
 
 

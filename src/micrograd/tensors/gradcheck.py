@@ -7,7 +7,7 @@ every output element y_j, the analytic d y_j / d x_k from backward() must match
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -34,7 +34,7 @@ from micrograd.tensors import compat, dtypes, versions
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
 Operand = Union["Tensor", np.ndarray, float, int, bool]
-Dims = Union[int, Sequence[int], None]
+Dims = int | Sequence[int] | None
 
 
 def is_finite(grad: Any) -> bool:

@@ -6,7 +6,7 @@ A reduced element's gradient is spread back over every input element that went i
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
