@@ -54,7 +54,7 @@ docs: $(VENV)/.docs
 # Both tools run even when the first finds something, so one run shows every finding.
 lint: $(VENV)/.lint
 	@status=0; \
-	$(BIN)/python -m ruff check src tests benchmarks || status=1; \
+	$(BIN)/python -m ruff check src tests benchmarks tools || status=1; \
 	$(BIN)/python -m mypy || status=1; \
 	exit $$status
 

@@ -147,7 +147,7 @@ def topological_order(root: Any) -> list[Any]:
 
 
 def backward(root: Any, seed: Any, zero: Any,
-             check: Callable[[list], bool] | None = None) -> None:
+             check: Callable[[list[Any]], bool] | None = None) -> None:
     """Run the chain rule from `root` back to the leaves.
 
     `check(order)`, if given, sees the nodes about to run first: it may raise, or rewire

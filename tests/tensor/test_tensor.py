@@ -17,13 +17,15 @@ import torch
 
 import micrograd
 from micrograd import autograd
-from micrograd.tensors import functional as F, nn
+from micrograd.tensors import functional as F
+from micrograd.tensors import nn
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.engine import _unary
 from micrograd.tensors.gradcheck import GradcheckError, gradcheck
 
 torch.set_num_threads(1)
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SRC = os.path.join(ROOT, "src")
 
 
 # --- the PyTorch-style API ------------------------------------------------------------------
@@ -127,16 +129,14 @@ def test_graph_is_freed_by_reference_counting_without_the_cycle_collector():
 def test_anomaly_mode_catches_a_non_finite_gradient_in_backward():
     x = micrograd.tensor([0.0, 4.0], requires_grad=True)
     y = x.sqrt().sum()  # forward is finite; d sqrt/dx at 0 is inf
-    with micrograd.detect_anomaly():
-        with pytest.raises(FloatingPointError, match="sqrt"):
-            y.backward()
+    with micrograd.detect_anomaly(), pytest.raises(FloatingPointError, match="sqrt"):
+        y.backward()
 
 
 def test_anomaly_mode_catches_a_non_finite_forward():
     x = micrograd.tensor([0.0, 1.0], requires_grad=True)
-    with micrograd.detect_anomaly():
-        with pytest.raises(FloatingPointError, match="log"):
-            x.log()
+    with micrograd.detect_anomaly(), pytest.raises(FloatingPointError, match="log"):
+        x.log()
 
 
 EDGE_OPS = {
@@ -403,14 +403,14 @@ def test_bridge_scalar_mlp_and_tensor_mlp_agree_to_1e_12():
         for row in inputs:
             out = scalar([float(v) for v in row])
             outputs.append([o.data for o in out])
-            total = total + sum(o * k for o, k in zip(out, coefficients))
+            total = total + sum(o * k for o, k in zip(out, coefficients, strict=True))
         scalar.zero_grad()
         total.backward()
         out_t = tensor_mlp(micrograd.tensor(inputs))
         (out_t * micrograd.tensor(coefficients)).sum().backward()
         np.testing.assert_allclose(out_t.data, outputs, rtol=1e-12, atol=1e-12)
         linears = [m for m in tensor_mlp if isinstance(m, nn.Linear)]
-        for layer, linear in zip(scalar.layers, linears):
+        for layer, linear in zip(scalar.layers, linears, strict=True):
             w_grad = [[w.grad for w in n.w] for n in layer.neurons]
             b_grad = [n.b.grad for n in layer.neurons]
             np.testing.assert_allclose(linear.weight.grad, w_grad, rtol=1e-12, atol=1e-12)
@@ -472,12 +472,12 @@ def train_script(torch, nn, F, X, y, initial_weights, steps=15, lr=0.3):
     """A small PyTorch training script; the micrograd twin runs it with other imports."""
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.ReLU(),
                           nn.Linear(8, 3))
-    for p, w in zip(model.parameters(), initial_weights):
+    for p, w in zip(model.parameters(), initial_weights, strict=True):
         p.data = torch.tensor(w).data
     inputs = torch.tensor(X)
     labels = torch.tensor(y)
     losses = []
-    for step in range(steps):
+    for _ in range(steps):
         logits = model(inputs)
         loss = F.cross_entropy(logits, labels) + 0.1 * F.mse_loss(logits.softmax(1).max(1).values,
                                                                   torch.tensor(np.ones(len(y))))
@@ -539,7 +539,8 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
     true = np.zeros(50, dtype=int)
     images = np.zeros((50, 8, 8))
     _plot_misclassified(images, true, np.ones(50, dtype=int), str(tmp_path / "50.png"))
-    _plot_misclassified(images, true, np.r_[np.ones(3, dtype=int), true[3:]], str(tmp_path / "3.png"))
+    three_wrong = np.r_[np.ones(3, dtype=int), true[3:]]
+    _plot_misclassified(images, true, three_wrong, str(tmp_path / "3.png"))
     assert "(the first 40 of 50)" in titles[0]  # 50 wrong, 40 drawn
     assert "(3)" in titles[1]
 
@@ -566,9 +567,9 @@ def test_demo_pictures_leave_the_callers_matplotlib_backend_alone(tmp_path):
 def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_path):
     from sklearn.datasets import make_moons
 
+    from micrograd.demos.tensor import _run_moons
     from micrograd.engine import Value
     from micrograd.nn import MLP
-    from micrograd.demos.tensor import _run_moons
 
     steps = 8
     tensor_losses = _run_moons(out=str(tmp_path), steps=steps, seed=1337, verbose=False).losses
@@ -582,7 +583,7 @@ def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_p
     scalar_losses = []
     for k in range(steps):
         scores = [model([Value(a), Value(b)]) for a, b in X]
-        losses = [(1 + -int(yi) * s).relu() for yi, s in zip(y, scores)]
+        losses = [(1 + -int(yi) * s).relu() for yi, s in zip(y, scores, strict=True)]
         data_loss = sum(losses) * (1.0 / len(losses))
         total = data_loss + 1e-4 * sum(p * p for p in model.parameters())
         model.zero_grad()

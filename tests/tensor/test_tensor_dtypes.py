@@ -11,7 +11,6 @@ import torch
 
 import micrograd
 import micrograd.tensors
-from micrograd.tensors import engine as T
 
 DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64),
           "int64": (np.int64, torch.int64), "bool": (np.bool_, torch.bool)}

@@ -51,7 +51,8 @@ def test_define_binary_op_takes_a_python_number_as_torch():
 def fused_multiply_add(a, b, c):
     """a * b + c as one node written with apply: one VJP per input, no unbroadcasting."""
     A, B = a.numpy(), b.numpy()
-    return kernel.apply("fma", A * B + c.numpy(), (a, b, c), (lambda g: g * B, lambda g: g * A, None))
+    vjps = (lambda g: g * B, lambda g: g * A, None)
+    return kernel.apply("fma", A * B + c.numpy(), (a, b, c), vjps)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -51,7 +51,7 @@ def twin(arrays, torch_fn, our_fn, dtype=np.float64, seed=0):
     upstream = np.random.default_rng(seed + 1).standard_normal(got.shape).astype(got.dtype)
     expected.backward(torch.from_numpy(upstream.copy()))
     got.backward(upstream)
-    for i, (t, o) in enumerate(zip(theirs, ours)):
+    for i, (t, o) in enumerate(zip(theirs, ours, strict=True)):
         if not t.requires_grad:
             continue
         want = np.zeros(t.shape, dtype=o.dtype) if t.grad is None else t.grad.numpy()
@@ -355,7 +355,7 @@ def test_sequential_fuses_linear_relu_with_the_unfused_numbers():
         model.zero_grad()
         out[1:].sum().backward()
         grads.append([p.grad.numpy().copy() for p in model.parameters()])
-    for a, b in zip(*grads):
+    for a, b in zip(*grads, strict=True):
         np.testing.assert_array_equal(a, b)
     hidden = F.linear_relu(micrograd.tensor(x[1:]), model[0].weight, model[0].bias).numpy()
     assert (hidden == 0).any() and not np.signbit(hidden).any()  # +0.0 where x < 0, not -0.0

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from conftest import require_module
 
 torch = require_module("torch")
@@ -27,10 +26,12 @@ def test_optimizer_steps_on_tensor_parameters_match_torch_optim(name, options):
     X = rng.normal(size=(12, 4))
     y = rng.integers(0, 3, size=12)
 
-    model = nn.Sequential(nn.Linear(4, 5, dtype=np.float64), nn.Tanh(), nn.Linear(5, 3, dtype=np.float64))
-    twin = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)).double()
+    model = nn.Sequential(nn.Linear(4, 5, dtype=np.float64), nn.Tanh(),
+                          nn.Linear(5, 3, dtype=np.float64))
+    twin = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(),
+                               torch.nn.Linear(5, 3)).double()
     with torch.no_grad():
-        for ours, theirs in zip(model.parameters(), twin.parameters()):
+        for ours, theirs in zip(model.parameters(), twin.parameters(), strict=True):
             theirs.copy_(torch.from_numpy(np.array(ours.data)))
 
     opt = getattr(optim, name)(model.parameters(), **options)
@@ -41,12 +42,13 @@ def test_optimizer_steps_on_tensor_parameters_match_torch_optim(name, options):
         loss.backward()
         opt.step()
 
-        torch_loss = torch.nn.functional.cross_entropy(twin(torch.from_numpy(X)), torch.from_numpy(y))
+        torch_loss = torch.nn.functional.cross_entropy(twin(torch.from_numpy(X)),
+                                                       torch.from_numpy(y))
         torch_opt.zero_grad()
         torch_loss.backward()
         torch_opt.step()
 
         assert loss.item() == pytest.approx(torch_loss.item(), rel=1e-12)
-    for ours, theirs in zip(model.parameters(), twin.parameters()):
+    for ours, theirs in zip(model.parameters(), twin.parameters(), strict=True):
         np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-10, atol=1e-13)
         assert ours.data.dtype == np.float64

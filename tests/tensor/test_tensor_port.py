@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pytest
 import torch
+from conftest import ROOT, SRC
 
 import micrograd
 import micrograd.tensors as mt
-from conftest import ROOT, SRC
 
 # A PyTorch script as a learner writes it: data in a DataLoader, a Sequential of Linear and
 # ReLU, cross-entropy, an optimizer from torch.optim, a device chosen the usual way, the
@@ -72,7 +72,7 @@ PORTED_IMPORTS = readme_import_lines()
 def port(script: str) -> str:
     """The script with its import lines swapped for micrograd's; every other line unchanged."""
     lines = [PORTED_IMPORTS.get(line, line) for line in script.splitlines()]
-    changed = [a for a, b in zip(script.splitlines(), lines) if a != b]
+    changed = [a for a, b in zip(script.splitlines(), lines, strict=True) if a != b]
     assert changed == list(PORTED_IMPORTS), "only the import lines may change"
     return "\n".join(lines)
 
@@ -130,10 +130,10 @@ def test_submodules_are_attributes_of_micrograd_without_importing_numpy():
 
 
 def test_torch_paths_that_live_elsewhere_say_where():
-    with pytest.raises(AttributeError, match="micrograd.tensors.data"):
-        micrograd.utils  # noqa: B018
+    with pytest.raises(AttributeError, match=r"micrograd\.tensors\.data"):
+        micrograd.utils
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
-        micrograd.nonsense  # noqa: B018
+        micrograd.nonsense
 
 
 def readme_table_names() -> list[str]:
@@ -182,7 +182,6 @@ def test_every_name_in_the_readme_table_resolves_after_a_bare_import_micrograd()
 
 def test_torch_autograd_gradcheck_of_a_ported_script_is_the_tensor_gradcheck():
     import micrograd as torch_like  # what `import micrograd as torch` gives a ported script
-
     from micrograd.tensors.engine import _unary
     from micrograd.tensors.gradcheck import GradcheckError
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import random
 import sys
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from micrograd import datasets, losses
@@ -49,9 +50,16 @@ __all__ = [
 ]
 
 
-def _accuracy(scores: list[Value], labels: list[float]) -> float:
+def _single(out: Value | list[Value]) -> Value:
+    """A one-output model's result (MLP unwraps a single output, as micrograd 0.1.0 does)."""
+    if isinstance(out, list):
+        raise ValueError(f"the demo expects a model with 1 output, got {len(out)} outputs")
+    return out
+
+
+def _accuracy(scores: Sequence[Value | list[Value]], labels: Sequence[float]) -> float:
     """Share of samples whose score has the label's sign (the notebook's (y > 0) == (s > 0))."""
-    hits = [(yi > 0) == (s.data > 0) for yi, s in zip(labels, scores)]
+    hits = [(yi > 0) == (_single(s).data > 0) for yi, s in zip(labels, scores, strict=True)]
     return sum(hits) / len(hits)
 
 
@@ -124,7 +132,7 @@ def train_moons(steps: int = 100, seed: int = 1337, on_step: StepCallback = None
 def model_scores(model: MLP, points: Any) -> list[float]:
     """The model's score for each 2-D point, without building a graph."""
     with no_grad():
-        return [model([float(a), float(b)]).data for a, b in points]
+        return [_single(model([float(a), float(b)])).data for a, b in points]
 
 
 # --- the command-line demo ----------------------------------------------------------------

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from micrograd._validate import check_positive_int
 
 INSTALL_HINT = "pip install 'micrograd[demo]'"
 
 # Called after every step with (step, loss, accuracy); the CLI uses it for the progress bar.
-StepCallback = Optional[Callable[[int, float, float], None]]
+StepCallback = Callable[[int, float, float], None] | None
 
 
 @dataclass
@@ -50,7 +50,8 @@ def format_step(k: int, loss: float, accuracy: float, width: int = 3) -> str:
     return f"step {k:>{width}}  loss {loss:.6f}  accuracy {accuracy * 100:5.1f}%"
 
 
-def moons_plots(run: TrainingRun, out: str, stem: str = "moons", engine_note: str = "") -> list[str]:
+def moons_plots(run: TrainingRun, out: str, stem: str = "moons",
+                engine_note: str = "") -> list[str]:
     """The decision boundary and the loss curve of a moons run, as PNGs in `out`."""
     import os
 

@@ -154,7 +154,7 @@ def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndar
     axes = fig.subplots(rows, columns, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
-    for ax, i in zip(axes.flat, wrong):
+    for ax, i in zip(axes.flat, wrong, strict=False):  # the grid may have spare cells
         ax.imshow(images[i], cmap="gray_r", interpolation="nearest")
         ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
     shown = (f"{len(wrong)}" if len(wrong) == len(all_wrong)

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numbers
 import types
-from typing import Any, Callable, Optional, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -41,7 +42,7 @@ __all__ = [
     "method",
 ]
 
-VJP = Optional[Callable[[np.ndarray], np.ndarray]]  # g -> gradient for one input
+VJP = Callable[[np.ndarray], np.ndarray] | None  # g -> gradient for one input
 F = TypeVar("F", bound=Callable[..., Any])
 
 _new = object.__new__

@@ -7,7 +7,7 @@ every output element y_j, the analytic d y_j / d x_k from backward() must match
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -81,4 +81,4 @@ def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> di
 
 # `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is
 # below the Tensor engine and must not import it, so the engine's gradcheck registers itself.
-autograd.gradcheck = gradcheck  # type: ignore[attr-defined]
+autograd.gradcheck = gradcheck

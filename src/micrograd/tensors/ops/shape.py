@@ -5,7 +5,8 @@ Also cat and stack, which join tensors: each input gets its slice of the gradien
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
