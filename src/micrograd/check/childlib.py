@@ -15,6 +15,7 @@ import json
 import numbers
 import operator
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -36,9 +37,17 @@ METHODS = ("exp", "log", "tanh", "relu", "sigmoid", "backward")
 MAX_LOOP = 10_000
 
 
+# CPython 3.11 turns a parse into Python AST objects with one recursion-depth counter per
+# interpreter, not per thread: two threads parsing at once (check_engine from a thread pool:
+# the parent parses probe programs and the learner's source) can trip it into "SystemError:
+# AST constructor recursion depth mismatch". Every parse in the checker takes this lock.
+PARSE_LOCK = threading.Lock()
+
+
 def parse_program(text: str) -> list[ast.stmt]:
     """Parse a probe program, refusing anything outside the subset (a ValueError says what)."""
-    tree = ast.parse(text, mode="exec")
+    with PARSE_LOCK:
+        tree = ast.parse(text, mode="exec")
     placed: set[int] = set()  # the range(N) of a loop, the .method of a call: allowed there only
     for node in ast.walk(tree):
         if isinstance(node, ast.For) and _is_range_loop(node) and isinstance(node.iter, ast.Call):

@@ -10,11 +10,12 @@ import ast
 import io
 import json
 import shutil
-import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from micrograd.check.childlib import PARSE_LOCK
 
 MAX_SOURCE_BYTES = 1024 * 1024         # Python source (learners' engines are a few KB): parsing
                                        # and scanning it must fit well inside --timeout
@@ -130,15 +131,9 @@ def notebook_to_source(cells: list[dict[str, Any]],
     return "\n".join(lines) + "\n", origin, code_cells
 
 
-# CPython 3.11's AST validator keeps its recursion-depth counter per interpreter, not per
-# thread: two threads parsing at once (check_engine called from a thread pool) can trip it
-# into "SystemError: AST constructor recursion depth mismatch". Parsing is serialised.
-_PARSE_LOCK = threading.Lock()
-
-
 def parse(text: str, filename: str = "<unknown>") -> ast.Module:
-    """ast.parse, one thread at a time (see _PARSE_LOCK)."""
-    with _PARSE_LOCK:
+    """ast.parse, one thread at a time (see childlib.PARSE_LOCK)."""
+    with PARSE_LOCK:
         return ast.parse(text, filename)
 
 
