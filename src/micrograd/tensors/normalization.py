@@ -104,8 +104,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     use_batch = training or running_mean is None or running_var is None
     if use_batch:
         if n <= 1:
-            raise ValueError("batch_norm: expected more than 1 value per channel when "
-                             f"training, got input of shape {X.shape}")
+            raise ValueError("Expected more than 1 value per channel when training, got "
+                             f"input size {X.shape} (torch's words)")
         mean = X.mean(axis=axes, keepdims=True)
         centred = X - mean
         var = (centred * centred).mean(axis=axes, keepdims=True)

@@ -1,7 +1,8 @@
 """torch.nn.functional functions that micrograd.tensors.functional does not have yet.
 
 Each is composed of existing Tensor ops, so its gradient is right by construction; the
-ones marked `# TODO kernel:` are candidates for one fused op (faster, one graph node).
+ones marked `# TODO kernel:` are candidates for one fused op (faster, one graph node);
+gelu, layer_norm and batch_norm hand over to the fused ops of tensors.functional.
 `micrograd.torch.nn.functional` re-exports these with the rest of tensors.functional.
 
 (These live here, not in micrograd/torch/, so that the layers can use them without the
@@ -10,7 +11,6 @@ tensors package importing the torch facade above it.)
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -49,43 +49,15 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x Phi(x), Phi the standard normal CDF; approximate='tanh' uses torch's tanh formula."""
-    if approximate == "tanh":
-        inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
-        return 0.5 * input * (1.0 + inner.tanh())
-    if approximate != "none":
-        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
-    # TODO kernel: gelu (needs erf). Until then: the exact value x*Phi(x) as a constant,
-    # plus (x - x.detach()) -- exactly zero -- times the exact derivative Phi + x phi,
-    # so forward and first derivative are both exact.
-    x = input._array
-    erf = np.vectorize(math.erf, otypes=[np.float64])
-    cdf = (0.5 * (1.0 + erf(x.astype(np.float64) / math.sqrt(2.0)))).astype(x.dtype)
-    pdf = (np.exp(-0.5 * x.astype(np.float64) ** 2) / math.sqrt(2 * math.pi)).astype(x.dtype)
-    value = _constant(x * cdf)
-    slope = _constant(cdf + x * pdf)
-    return value + (input - input.detach()) * slope
+    """x Phi(x), or torch's tanh approximation: the fused op of tensors.functional."""
+    return _F.gelu(input, approximate)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims
-    (var the biased variance, as torch)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(shape):]) != shape:
-        raise ValueError(f"layer_norm: input of shape {tuple(input.shape)} does not end in "
-                         f"normalized_shape {shape}")
-    dims = tuple(range(input.ndim - len(shape), input.ndim))
-    # TODO kernel: layer_norm as one fused node
-    mean = input.mean(dim=dims, keepdim=True)
-    centered = input - mean
-    var = (centered * centered).mean(dim=dims, keepdim=True)
-    out = centered / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims:
+    the fused op of tensors.normalization (one node)."""
+    return _F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -94,7 +66,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) of (N, C) or (N, C, L) input. training: by the batch's
     mean and biased variance, and update the running statistics in place (running_var with
-    the unbiased variance, as torch); otherwise by the running statistics."""
+    the unbiased variance, as torch); otherwise by the running statistics. One fused node
+    (tensors.normalization), except momentum=None (a cumulative average), composed here."""
+    if momentum is not None:
+        return _F.batch_norm(input, running_mean, running_var, weight, bias, training,
+                             momentum, eps)
     if input.ndim not in (2, 3):
         raise ValueError(f"batch_norm expects (N, C) or (N, C, L) input, got shape "
                          f"{tuple(input.shape)}")
@@ -105,7 +81,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if count <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {tuple(input.shape)}")
-        # TODO kernel: batch_norm as one fused node
         mean = input.mean(dim=dims, keepdim=True)
         centered = input - mean
         var = (centered * centered).mean(dim=dims, keepdim=True)
