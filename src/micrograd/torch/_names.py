@@ -34,7 +34,10 @@ def supported_names() -> dict[str, list[str]]:
             if inspect.ismodule(value) and not value.__name__.startswith("micrograd.torch"):
                 continue  # numpy, types... imported for the module's own use
             names.append(name)
-        found[module_name.replace("micrograd.", "", 1)] = sorted(names, key=str.lower)
+        # by lower case, then as written: `Tensor` before `tensor` in every run (a key of
+        # str.lower alone left the pair in set order, which changes with the hash seed)
+        found[module_name.replace("micrograd.", "", 1)] = sorted(
+            names, key=lambda name: (name.lower(), name))
     return found
 
 
