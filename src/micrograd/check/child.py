@@ -158,9 +158,13 @@ class Child:
 
     # -- requests ----------------------------------------------------------------------
 
+    def handlers(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        """The requests this child answers (ninja_child.py adds its own)."""
+        return {"load": self.load, "probe": self.probe, "construct": self.construct,
+                "signature": self.signature, "nn": self.nn, "tensor": self.tensor}
+
     def serve(self) -> None:
-        handlers = {"load": self.load, "probe": self.probe, "construct": self.construct,
-                    "signature": self.signature, "nn": self.nn, "tensor": self.tensor}
+        handlers = self.handlers()
         while True:
             request = self.receive()
             if request.get("do") == "stop":

@@ -98,6 +98,7 @@ class Sandbox:
     """One child process and its scratch folder; use as a context manager."""
 
     limits: Limits
+    program: Path = CHILD_PROGRAM  # the child's program (ninja_child.py for --ninja)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="micrograd-check-")))
     process: subprocess.Popen[bytes] | None = None
     token: str = field(default_factory=lambda: secrets.token_hex(16))
@@ -135,7 +136,7 @@ class Sandbox:
         try:
             with open(self.output_file, "wb") as output:
                 self.process = subprocess.Popen(
-                    [sys.executable, "-I", "-B", "-u", str(CHILD_PROGRAM), str(request_read),
+                    [sys.executable, "-I", "-B", "-u", str(self.program), str(request_read),
                      str(report_write)],
                     cwd=self.work, env=clean_environment(self.work, self.token),
                     stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
