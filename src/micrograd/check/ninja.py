@@ -105,7 +105,10 @@ def _run(box: Sandbox, learner: Learner, target: Path, program: Program,
         return [ProbeResult("run", "load", "error", "run the file", "untrusted-report",
                             detail=f"a report of the wrong shape ({type(error).__name__})")]
     results: list[ProbeResult] = [_unit_warning(f, learner) for f in failures]
-    gradients = judge(observations(events, blobs, program), program)
+    raised = {int(f["error"]["line"]): str(f["error"].get("message", "")) for f in failures
+              if not f.get("timeout") and isinstance(f.get("error"), dict)
+              and isinstance(f["error"].get("line"), int)}
+    gradients = judge(observations(events, blobs, program), program, raised)
     results += gradients
     results += _never_computed(program, gradients, failures, learner)
     if not gradients:

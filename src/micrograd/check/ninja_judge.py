@@ -174,14 +174,16 @@ def observations(events: list[dict[str, Any]], blobs: Mapping[str, np.ndarray],
 # Judging
 # ------------------------------------------------------------------------------------------
 
-def judge(found: list[Observation], program: Program) -> list[NinjaResult]:
-    """One result per observation, in backward order (upstream gradients judged first)."""
+def judge(found: list[Observation], program: Program,
+          raised: Mapping[int, str] | None = None) -> list[NinjaResult]:
+    """One result per observation, in backward order (upstream gradients judged first).
+    `raised`: the lines whose statement raised ({line: message}) in the learner's run."""
     order = {name: k for k, name in enumerate(ORDER)}
     results: list[NinjaResult] = []
     verdicts: dict[tuple[str, str], NinjaResult] = {}
     truths: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
     for obs in sorted(found, key=lambda o: (order[o.name], o.line)):
-        result = _judge_one(obs, program, truths, verdicts)
+        result = _judge_one(obs, program, truths, verdicts, raised or {})
         if any(r.name == obs.name for r in results):  # dlogits again, in exercise 2
             where = "one expression" if result.fused else f"at {program.place(obs.line)}"
             result.id = f"{obs.name} ({where})"
@@ -192,7 +194,8 @@ def judge(found: list[Observation], program: Program) -> list[NinjaResult]:
 
 def _judge_one(obs: Observation, program: Program,
                truths: dict[tuple[str, ...], dict[str, np.ndarray]],
-               verdicts: dict[tuple[str, str], NinjaResult]) -> NinjaResult:
+               verdicts: dict[tuple[str, str], NinjaResult],
+               raised: Mapping[int, str]) -> NinjaResult:
     block = program.block(obs.name, obs.line)
     line = block[-1].line if block else None
     result = NinjaResult(obs.name, "ninja", "fail", name=obs.name,
@@ -232,19 +235,29 @@ def _judge_one(obs: Observation, program: Program,
         result.detail = f"{says}; {cmp_text}"
         return result
     learner = _learner_view(obs.space, truth, rule)
-    wrong = [u for u in rule.upstream if u in obs.space and not close(
-        np.asarray(obs.space[u], dtype=np.float64), truth[u])]
-    matched = _matching_mistake(rule.mistakes, forward, dict(truth, **_extras(obs, rule)),
-                                mine, right)
-    if matched is not None:
-        _name(result, matched, block, program, cmp_text)
+    wrong = [u for u in rule.upstream if u in obs.space and not close(learner[u], truth[u])]
+    failed_line = next((w.line for w in program.writes.get(obs.name, []) if w.line in raised
+                        and w.line <= obs.line), None)
+    if failed_line is not None:  # e.g. `dcounts += ...` raised: it holds one branch only
+        result.status, result.line = "error", program.place(failed_line)
+        result.diagnosis = result.own_diagnosis = "gradient-line-raised"
+        result.detail = f"the line that writes {obs.name} raised: {raised[failed_line]}"
+        upstream = next((verdicts.get((u, obs.keys.get(u, ""))) for u in wrong), None)
+        if upstream is not None:
+            result.consequence_of = upstream.consequence_of or upstream.name
+            result.diagnosis = upstream.diagnosis
+            result.detail += f" (your {upstream.name} has the wrong shape or values)"
         return result
-    if wrong:
-        expected_from_yours = evaluate(rule.rule, forward, learner)
+    # rounding noise of the learner's upstream gradients: a gradient that is 0 in exact
+    # arithmetic (db1 after BatchNorm, dlogit_maxes) is that noise in float32
+    noise = 1e-5 * max([float(np.abs(learner[u]).max(initial=0.0)) for u in rule.upstream],
+                       default=0.0)
+    if wrong:  # first: is it right given the learner's own (wrong) upstream gradients?
         first = wrong[0]
         upstream = verdicts.get((first, obs.keys.get(first, "")))
-        root = upstream.consequence_of or first if upstream else first
-        if expected_from_yours is not None and close(mine, expected_from_yours):
+        root = (upstream.consequence_of or first) if upstream else first
+        expected_from_yours = evaluate(rule.rule, forward, learner)
+        if expected_from_yours is not None and close(mine, expected_from_yours, noise):
             result.consequence_of = root
             result.own_diagnosis = "follows-from-upstream"
             result.diagnosis = upstream.diagnosis if upstream and upstream.diagnosis \
@@ -252,6 +265,12 @@ def _judge_one(obs: Observation, program: Program,
             result.detail = (f"right given your {first}, which is wrong: fix {root} first; "
                              f"{cmp_text}")
             return result
+    matched = _matching_mistake(rule.mistakes, forward, dict(truth, **_extras(obs, rule)),
+                                mine, right)
+    if matched is not None:
+        _name(result, matched, block, program, cmp_text)
+        return result
+    if wrong:
         matched = _matching_mistake(rule.mistakes, forward, learner, mine, right)
         if matched is not None:
             _name(result, matched, block, program, cmp_text)
@@ -269,7 +288,9 @@ def _rule(name: str, block: list[Write]) -> Gradient:
     refs = frozenset().union(*(w.refs for w in block)) if block else frozenset()
     if len(rules) == 1 or not block:
         return rules[0]
-    return max(rules, key=lambda r: (len(set(r.upstream) & refs), not r.fused))
+    # the rule whose upstream gradients the lines use; none (dlogits from logits alone):
+    # the one expression
+    return max(rules, key=lambda r: (len(set(r.upstream) & refs), r.fused))
 
 
 def _learner_view(space: Mapping[str, np.ndarray], truth: dict[str, np.ndarray],

@@ -374,15 +374,16 @@ def true_gradients(f: Forward) -> dict[str, np.ndarray]:
     return out
 
 
-def close(a: np.ndarray, b: np.ndarray) -> bool:
+def close(a: np.ndarray, b: np.ndarray, noise: float = 0.0) -> bool:
     """Equal up to float32 rounding of a float64 hypothesis: the same shape and every
-    number within 1e-3 relative (plus 1e-4 of the tensor's largest magnitude)."""
+    number within 1e-3 relative, plus 1e-4 of the tensor's largest magnitude (or `noise`,
+    the rounding noise of the gradients it was computed from, when that is larger)."""
     if a.shape != b.shape:
         return False
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         return bool(np.array_equal(a, b, equal_nan=True))
     scale = max(float(np.abs(a).max(initial=0.0)), float(np.abs(b).max(initial=0.0)), 1e-30)
-    return bool(np.allclose(a, b, rtol=1e-3, atol=1e-4 * scale))
+    return bool(np.allclose(a, b, rtol=1e-3, atol=max(1e-4 * scale, noise)))
 
 
 def evaluate(rule: Rule, f: Forward, grads: Arrays) -> np.ndarray | None:

@@ -150,5 +150,7 @@ dlogits = (F.softmax(logits, 1) - F.one_hot(Yb, num_classes=vocab_size)) / n
 cmp("logits", dlogits, logits)
 
 # exercise 3: batchnorm backward in one expression
-dhprebn = bngain * bnvar_inv / n * (n * dhpreact - dhpreact.sum(0) - n / (n - 1) * bnraw * (dhpreact * bnraw).sum(0))
+dhprebn = bngain * bnvar_inv / n * (
+    n * dhpreact - dhpreact.sum(0)
+    - n / (n - 1) * bnraw * (dhpreact * bnraw).sum(0))
 cmp("hprebn", dhprebn, hprebn)
