@@ -602,6 +602,10 @@ def explain(diag_id: str) -> Diagnosis:
                          OP_SYMBOL.get(name, name),
                          local_derivative_fix(name, f"def {name}(self): ..."), "")
     entry = CATALOG.get(diag_id) or CATALOG.get(base)
+    if entry is None:  # the backprop-ninja mistakes (check --ninja) have their own table
+        from micrograd.check.ninja_catalog import NINJA_CATALOG
+
+        entry = NINJA_CATALOG.get(diag_id)
     if entry is None:
         return Diagnosis(diag_id, diag_id.replace("-", " "), "The probe failed.", "", "")
     if not op:

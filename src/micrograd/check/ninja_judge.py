@@ -38,9 +38,12 @@ class NinjaResult(ProbeResult):
     fix: str = ""
     name: str = ""   # the gradient, e.g. "dcounts" (the id may add "(one expression)")
     fused: bool = False  # judged as the one-expression exercise (dlogits, dhprebn)
+    cmp: str = ""    # the lecture's cmp line for it: exact | approximate | maxdiff
+    code: str = ""   # the learner's line that `line` points at
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(super().to_dict(), fix=self.fix, gradient=self.name)
+        return dict(super().to_dict(), fix=self.fix, gradient=self.name, cmp=self.cmp,
+                    code=self.code)
 
 
 # ------------------------------------------------------------------------------------------
@@ -184,6 +187,9 @@ def judge(found: list[Observation], program: Program,
     truths: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
     for obs in sorted(found, key=lambda o: (order[o.name], o.line)):
         result = _judge_one(obs, program, truths, verdicts, raised or {})
+        if isinstance(result.line, int):  # a line of the program -> 'cell 12, line 5'
+            result.code = program.text(result.line)
+            result.line = program.place(result.line)
         if any(r.name == obs.name for r in results):  # dlogits again, in exercise 2
             where = "one expression" if result.fused else f"at {program.place(obs.line)}"
             result.id = f"{obs.name} ({where})"
@@ -198,8 +204,7 @@ def _judge_one(obs: Observation, program: Program,
                raised: Mapping[int, str]) -> NinjaResult:
     block = program.block(obs.name, obs.line)
     line = block[-1].line if block else None
-    result = NinjaResult(obs.name, "ninja", "fail", name=obs.name,
-                         line=program.place(line) if line else None)
+    result = NinjaResult(obs.name, "ninja", "fail", name=obs.name, line=line)
     try:
         forward = Forward(obs.space)
     except KeyError as missing:
@@ -223,8 +228,7 @@ def _judge_one(obs: Observation, program: Program,
     mine = np.asarray(obs.value, dtype=np.float64)
     result.expected = _summary(reference)
     result.got = _summary(mine)
-    status, cmp_text = _cmp(mine, reference, obs.auto is not None)
-    result.detail = cmp_text
+    status, result.cmp = _cmp(mine, reference, obs.auto is not None)
     if status == "pass" and mine.shape == reference.shape:
         result.status = "pass"
         return result
@@ -232,14 +236,14 @@ def _judge_one(obs: Observation, program: Program,
     if diagnosis is not None:
         result.status = "warn" if status == "pass" else "fail"
         result.diagnosis, says = diagnosis
-        result.detail = f"{says}; {cmp_text}"
+        result.detail = says
         return result
     learner = _learner_view(obs.space, truth, rule)
     wrong = [u for u in rule.upstream if u in obs.space and not close(learner[u], truth[u])]
     failed_line = next((w.line for w in program.writes.get(obs.name, []) if w.line in raised
                         and w.line <= obs.line), None)
     if failed_line is not None:  # e.g. `dcounts += ...` raised: it holds one branch only
-        result.status, result.line = "error", program.place(failed_line)
+        result.status, result.line = "error", failed_line
         result.diagnosis = result.own_diagnosis = "gradient-line-raised"
         result.detail = f"the line that writes {obs.name} raised: {raised[failed_line]}"
         upstream = next((verdicts.get((u, obs.keys.get(u, ""))) for u in wrong), None)
@@ -262,22 +266,21 @@ def _judge_one(obs: Observation, program: Program,
             result.own_diagnosis = "follows-from-upstream"
             result.diagnosis = upstream.diagnosis if upstream and upstream.diagnosis \
                 else "follows-from-upstream"
-            result.detail = (f"right given your {first}, which is wrong: fix {root} first; "
-                             f"{cmp_text}")
+            result.detail = f"right given your {first}, which is wrong: fix {root} first"
             return result
     matched = _matching_mistake(rule.mistakes, forward, dict(truth, **_extras(obs, rule)),
                                 mine, right)
     if matched is not None:
-        _name(result, matched, block, program, cmp_text)
+        _name(result, matched, block, program)
         return result
     if wrong:
         matched = _matching_mistake(rule.mistakes, forward, learner, mine, right)
         if matched is not None:
-            _name(result, matched, block, program, cmp_text)
+            _name(result, matched, block, program)
             result.detail += f"; your {first} is wrong too (fix {root} first)"
             return result
     result.diagnosis = "no-known-mistake"
-    result.detail = f"no known mistake gives your {obs.name}; {_where(mine, right)}; {cmp_text}"
+    result.detail = f"no known mistake gives your {obs.name}; {_where(mine, right)}"
     return result
 
 
@@ -318,14 +321,13 @@ def _matching_mistake(mistakes: tuple[Mistake, ...], forward: Forward,
     return None
 
 
-def _name(result: NinjaResult, mistake: Mistake, block: list[Write], program: Program,
-          cmp_text: str) -> None:
+def _name(result: NinjaResult, mistake: Mistake, block: list[Write], program: Program) -> None:
     result.diagnosis = mistake.diagnosis
-    result.detail = f"your {result.name} equals {mistake.says}; {cmp_text}"
+    result.detail = f"your {result.name} equals {mistake.says}"
     if mistake.line == "assign":
         assigns = [w for w in block if w.kind == "="]
         if assigns:
-            result.line = program.place(assigns[-1].line)
+            result.line = assigns[-1].line
 
 
 def _shape_mistake(mine: np.ndarray, right: np.ndarray) -> tuple[str, str] | None:
@@ -349,8 +351,8 @@ def _cmp(mine: np.ndarray, reference: np.ndarray, autograd: bool) -> tuple[str, 
     try:
         a, b = np.broadcast_arrays(mine, reference)
     except ValueError:
-        return "fail", (f"cmp: shapes {tuple(mine.shape)} and {tuple(reference.shape)} do not "
-                        "broadcast")
+        return "fail", (f"shapes {tuple(mine.shape)} and {tuple(reference.shape)} do not "
+                        "broadcast: cmp raises")
     exact = bool(np.array_equal(a, b))
     if autograd:
         approximate = bool(np.allclose(a, b, rtol=1e-5, atol=1e-8))
@@ -358,9 +360,9 @@ def _cmp(mine: np.ndarray, reference: np.ndarray, autograd: bool) -> tuple[str, 
         approximate = close(np.ascontiguousarray(a), np.ascontiguousarray(b))
     with np.errstate(all="ignore"):
         maxdiff = float(np.abs(a - b).max(initial=0.0))
-    against = "autograd" if autograd else "the checker's float64 gradient"
-    text = (f"cmp against {against}: exact: {exact} | approximate: {approximate} | "
-            f"maxdiff: {maxdiff:.3g}")
+    text = f"exact: {exact} | approximate: {approximate} | maxdiff: {maxdiff:.3g}"
+    if not autograd:
+        text += " (against the checker's float64 gradient: no autograd .grad to compare)"
     return ("pass" if approximate else "fail"), text
 
 
