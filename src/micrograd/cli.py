@@ -7,6 +7,7 @@
     micrograd trace "EXPR" a=2 b=-3 ...
     micrograd check PATH[:ClassName] [--json] [--junit FILE] [--timeout S] [--require OPS]
                     [--strict] [--backward NAME] [--data ATTR] [--grad ATTR]
+    micrograd check --ninja NOTEBOOK_OR_SCRIPT [--json] [--junit FILE] [--timeout S]
     micrograd run SCRIPT.py [ARGS...]    (a PyTorch script, its `import torch` on micrograd)
 """
 
@@ -184,7 +185,12 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                "a second backward(), the tanh formula overflowing at large |x|. WARN is a note\n"
                "about the file, not the engine: a top-level statement or a notebook cell that\n"
                "raised or ran too long (the rest of the file still runs, as in a notebook).")
-    check.add_argument("path", help="your engine: file.py or file.py:ClassName")
+    check.add_argument("path", help="your engine: file.py or file.py:ClassName; with --ninja "
+                                    "(or found by itself), your makemore part 4 notebook")
+    check.add_argument("--ninja", action="store_true",
+                       help="check the hand-written tensor gradients of makemore part 4 "
+                            "(backprop ninja) in a .py or .ipynb; chosen by itself for a file "
+                            "that defines cmp and writes dlogprobs, dprobs, ...")
     check.add_argument("--strict", action="store_true",
                        help="the lecture's design limits (LIMIT) fail too (exit 1)")
     check.add_argument("--backward", metavar="NAME", default=None,
@@ -196,9 +202,9 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                        help="the attribute that holds a node's gradient (default: found)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
-    check.add_argument("--timeout", type=float, default=20.0, metavar="S",
+    check.add_argument("--timeout", type=float, default=None, metavar="S",
                        help="seconds for the whole check, reading and scanning the file "
-                            "included (a finite number above 0; default: 20)")
+                            "included (a finite number above 0; default: 20, --ninja: 40)")
     check.add_argument("--require", metavar="OPS", default=None,
                        help="ops that must exist, e.g. exp,tanh,relu (missing ones then fail)")
 
@@ -232,9 +238,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _graph_or_trace(args)
         if args.command == "check":
             from micrograd.check import run_check
+            from micrograd.check.ninja import TIMEOUT as NINJA_TIMEOUT
+            from micrograd.check.ninja import is_ninja_file, run_ninja
+
+            if args.ninja or is_ninja_file(args.path):
+                return run_ninja(args.path, as_json=args.json, junit=args.junit,
+                                 timeout=NINJA_TIMEOUT if args.timeout is None
+                                 else args.timeout)
 
             return run_check(args.path, as_json=args.json, junit=args.junit,
-                             timeout=args.timeout, require=args.require, strict=args.strict,
+                             timeout=20.0 if args.timeout is None else args.timeout,
+                             require=args.require, strict=args.strict,
                              api={"backward": args.backward, "data": args.data,
                                   "grad": args.grad})
     except BrokenPipeError:  # e.g. `micrograd trace ... | head`: the reader has gone

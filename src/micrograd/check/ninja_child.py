@@ -33,7 +33,7 @@ def _load_child() -> Any:
 _BASE = _load_child()
 
 
-class NinjaChild(_BASE.Child):  # type: ignore[misc,name-defined]
+class NinjaChild(_BASE.Child):  # type: ignore[name-defined]
     recorder: Any = None
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:

@@ -107,8 +107,9 @@ class Recorder:
         return cmp
 
     def record_cmp(self, args: tuple[Any, ...], kwargs: dict[str, Any], frame: Any) -> None:
-        names = list(args[:3]) + [None] * (3 - len(args[:3]))
-        label, manual, tensor = (kwargs.get(k, v) for k, v in zip(("s", "dt", "t"), names))
+        given = list(args[:3]) + [None] * (3 - len(args[:3]))
+        label, manual, tensor = (kwargs.get(k, v) for k, v in
+                                 zip(("s", "dt", "t"), given, strict=True))
         grad = self.keep(manual)
         if grad is None:
             return

@@ -121,16 +121,21 @@ def supported_names() -> dict[str, list[str]]:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """`%load_ext micrograd.torch`: `import torch` in this kernel gives micrograd.torch."""
+    """`%load_ext micrograd.torch`: `import torch` in this kernel gives micrograd.torch, and
+    `check_ninja()` (makemore part 4's checker) can report on the cells run from now on."""
+    from micrograd.check.ninja_notebook import start_recording
     from micrograd.torch.runner import install
 
     install()
+    start_recording(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    from micrograd.check.ninja_notebook import stop_recording
     from micrograd.torch.runner import uninstall
 
     uninstall()
+    stop_recording(ipython)
 
 
 __getattr__ = _facade.module_getattr(__name__, [_from_tensors, _dtype, _method_function])
