@@ -149,11 +149,13 @@ def observations(events: list[dict[str, Any]], blobs: Mapping[str, np.ndarray],
         auto = blobs.get(event.get("auto") or "")
         found.append(Observation("d" + var, blobs[event["grad"]], auto, space_of(event),
                                  event["space"], event["line"], event["grad"], "cmp"))
-    # without a cmp for it: the value each `dX = ...` block (its `=` and the `+=` after it)
-    # left behind, while the forward pass of the first such value was current
+    # without a cmp for it: the value the last `dX = ...` block (its `=` and the `+=` after
+    # it) left behind, one for the step-by-step rule and one for the one expression, while
+    # the forward pass of the first such value was current (an earlier block overwritten
+    # by a later one is the `=` that should have been `+=`: the later one shows it)
     compared = {obs.name for obs in found}
     epoch: str | None = None
-    blocks: dict[tuple[str, int], dict[str, Any]] = {}
+    blocks: dict[tuple[str, bool], dict[str, Any]] = {}
     for event in events:
         if event["kind"] != "unit":
             continue
@@ -164,8 +166,7 @@ def observations(events: list[dict[str, Any]], blobs: Mapping[str, np.ndarray],
             continue  # a later forward pass (the training loop of exercise 4)
         for name in ORDER:
             if name in space and name not in compared and space[name] in blobs:
-                block = program.block(name, event["line"])
-                blocks[(name, block[0].line if block else 0)] = event
+                blocks[(name, _rule(name, program.block(name, event["line"])).fused)] = event
     for (name, _), event in blocks.items():
         arrays = space_of(event)
         found.append(Observation(name, arrays[name], arrays.get(name[1:] + ".grad"), arrays,

@@ -305,12 +305,11 @@ GRADIENTS: tuple[Gradient, ...] = (
     Gradient("hprebn", ("dhpreact",), lambda f, g: _bn_fused(f, g["dhpreact"]),
              "dhprebn = bngain*bnvar_inv/n * (n*dhpreact - dhpreact.sum(0) "
              "- n/(n-1)*bnraw*(dhpreact*bnraw).sum(0))",
-             (Mistake("bn-bessel-factor", "the n/(n-1) factor in front of the last term is "
-                      "missing (or 1): the forward's variance divides by n - 1",
-                      lambda f, g: _bn_fused(f, g["dhpreact"], bessel=1.0)),
-              Mistake("bn-bessel-factor", "n/(n-1) where the forward's variance divides by "
-                      "n: the factor is 1", lambda f, g: _bn_fused(
-                          f, g["dhpreact"], bessel=f.n / (f.n - 1))),
+             (Mistake("bn-bessel-factor", "the factor of the last term does not match the "
+                      "forward's variance: n/(n-1) when it divides by n - 1 (Bessel's "
+                      "correction), 1 when it divides by n", lambda f, g: _bn_fused(
+                          f, g["dhpreact"], bessel=1.0 if f.bessel == f.n - 1
+                          else f.n / (f.n - 1))),
               Mistake("bn-missing-1/n", "the /n in front is missing",
                       lambda f, g: _bn_fused(f, g["dhpreact"], scale=f.n)),
               Mistake("bn-bnvar_inv-power", "bnvar_inv**2 in front: the whole expression "
