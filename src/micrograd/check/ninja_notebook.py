@@ -35,10 +35,10 @@ class KernelSession:
         self.count = 0
 
     def pre_run_cell(self, info: Any) -> None:
-        self.count = int(getattr(self.ipython, "execution_count", 0) or 0)
         self.recorder.offset = len(self.lines) + 1  # after the cell's header line
 
     def post_run_cell(self, result: Any) -> None:
+        self.count = int(getattr(result, "execution_count", 0) or 0)  # the In [N] shown
         info = getattr(result, "info", None)
         source = str(getattr(info, "raw_cell", "") or "")
         self.lines.append(f"# %% In [{self.count}]")

@@ -24,6 +24,14 @@ def _cmp_of(p: ProbeResult) -> str:
     return str(getattr(p, "cmp", "") or "")
 
 
+def _short_cmp(p: ProbeResult) -> str:
+    """'exact: False | approximate: True | maxdiff: 6e-09' -> 'False | True | 6e-09'."""
+    text = _cmp_of(p).split(" (")[0]
+    for label in ("exact: ", "approximate: ", "maxdiff: "):
+        text = text.replace(label, "")
+    return text
+
+
 def _note(p: ProbeResult) -> str:
     if p.consequence_of:
         return f"follows from {p.consequence_of}"
@@ -72,8 +80,7 @@ def render_ninja_text(report: Report, colour: bool = False) -> str:
                  "DIAGNOSIS")
     for p in report.probes:
         mark = _paint(f"{MARKS[p.status]:7}", p.status, colour)
-        cmp = _cmp_of(p).replace("exact: ", "").replace("approximate: ", "") \
-            .replace("maxdiff: ", "").split(" (")[0]
+        cmp = _short_cmp(p)
         note = _note(p) if p.group == "ninja" else f"{p.diagnosis}: {p.detail}"[:60]
         lines.append(f"  {mark} {p.id:{width}}  {cmp:33} {note}".rstrip())
     for p in _own_failures(report):
@@ -115,7 +122,8 @@ CSS = """
 <style>
 .mg-ninja {font-family: system-ui, sans-serif; font-size: 13px}
 .mg-ninja table {border-collapse: collapse; margin: 4px 0 10px}
-.mg-ninja td, .mg-ninja th {padding: 2px 10px; text-align: left; border-bottom: 1px solid #ddd}
+.mg-ninja td, .mg-ninja th {padding: 2px 10px; text-align: left !important;
+white-space: nowrap; border-bottom: 1px solid #ddd}
 .mg-ninja .pass {color: #127a2a; font-weight: 600} .mg-ninja .fail {color: #b3261e;
 font-weight: 600} .mg-ninja .error {color: #b3261e; font-weight: 700}
 .mg-ninja .warn {color: #8a6100; font-weight: 600} .mg-ninja .follows {color: #777}
@@ -134,7 +142,7 @@ def render_ninja_html(report: Report) -> str:
         note = _note(p) if p.group == "ninja" else f"{p.diagnosis}: {p.detail}"
         css = "follows" if p.consequence_of else p.status
         rows.append(f"<tr><td class='{p.status}'>{MARKS[p.status]}</td><td><code>{e(p.id)}"
-                    f"</code></td><td>{e(_cmp_of(p).split(' (')[0])}</td>"
+                    f"</code></td><td>{e(_short_cmp(p))}</td>"
                     f"<td class='{css}'>{e(note)}</td><td>{e(_where(report, p))}</td></tr>")
     blocks = []
     for p in _own_failures(report):
@@ -155,7 +163,7 @@ def render_ninja_html(report: Report) -> str:
     return (CSS + f"<div class='mg-ninja'><b>micrograd check --ninja</b> — "
             f"{e(summary_line(report))} — <b class='{'pass' if report.ok else 'fail'}'>"
             f"{verdict}</b><table><tr><th>status</th><th>gradient</th>"
-            f"<th>cmp: exact | approximate | maxdiff</th><th>diagnosis</th><th>where</th></tr>"
+            f"<th>cmp: exact | approx | maxdiff</th><th>diagnosis</th><th>where</th></tr>"
             + "".join(rows) + "</table>" + "".join(blocks) + "</div>")
 
 
