@@ -70,6 +70,8 @@ class KernelSession:
 def start_recording(ipython: Any) -> None:
     """Note every cell from now on; put `check_ninja` in the notebook's namespace."""
     global _SESSION
+    if getattr(ipython, "events", None) is None:  # not an IPython shell: nothing to record
+        return
     if _SESSION is not None and _SESSION.ipython is ipython:
         return
     _SESSION = KernelSession(ipython)
