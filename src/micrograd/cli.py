@@ -238,10 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _graph_or_trace(args)
         if args.command == "check":
             from micrograd.check import run_check
-            from micrograd.check.ninja import TIMEOUT as NINJA_TIMEOUT
-            from micrograd.check.ninja import is_ninja_file, run_ninja
+            from micrograd.check.ninja_source import is_ninja_file
 
             if args.ninja or is_ninja_file(args.path):
+                from micrograd.check.ninja import TIMEOUT as NINJA_TIMEOUT
+                from micrograd.check.ninja import run_ninja
+
                 return run_ninja(args.path, as_json=args.json, junit=args.junit,
                                  timeout=NINJA_TIMEOUT if args.timeout is None
                                  else args.timeout)

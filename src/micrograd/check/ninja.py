@@ -14,7 +14,6 @@ same events in the kernel and `check_ninja()` judges them there (`ninja_report`)
 
 from __future__ import annotations
 
-import ast
 import base64
 import shutil
 import time
@@ -24,8 +23,9 @@ from typing import Any
 import numpy as np
 
 import micrograd
-from micrograd.check.ninja_judge import NinjaResult, Program, judge, observations
+from micrograd.check.ninja_judge import NinjaResult, judge, observations
 from micrograd.check.ninja_rules import ORDER
+from micrograd.check.ninja_source import Program
 from micrograd.check.report import ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
 from micrograd.check.source import Learner, copy_into, parse_for_checks, read_learner
@@ -38,24 +38,6 @@ BATCH_BYTES = 512 * 1024  # numbers asked from the child per request (base64 gro
 DATA_SUFFIXES = (".txt", ".csv")  # the lecture reads names.txt from beside the notebook
 MAX_DATA_BYTES = 8 * 1024 * 1024
 SUBJECT = "makemore part 4: manual backprop (backprop ninja)"
-
-
-def looks_like_ninja(tree: ast.AST) -> bool:
-    """A file that defines `cmp` and writes three or more of part 4's d-gradients."""
-    defines_cmp = any(isinstance(node, ast.FunctionDef) and node.name == "cmp"
-                      for node in ast.walk(tree))
-    written = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
-               for target in node.targets if isinstance(target, ast.Name)}
-    return defines_cmp and len(written & set(ORDER)) >= 3
-
-
-def is_ninja_file(path: str | Path) -> bool:
-    """For `micrograd check FILE` without --ninja: should this file get the ninja check?"""
-    try:
-        _, tree = parse_for_checks(read_learner(Path(path)))
-    except (ValueError, SyntaxError, OSError):
-        return False
-    return looks_like_ninja(tree)
 
 
 def check_ninja_file(path: str | Path, timeout: float = TIMEOUT,

@@ -7,9 +7,8 @@ Input: the recorder's events and blobs, and the learner's source as `Program` (w
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from micrograd.check.ninja_rules import (
     rules_for,
     true_gradients,
 )
+from micrograd.check.ninja_source import Program, Write
 from micrograd.check.report import ProbeResult
 
 SHOWN = 4  # values shown of a tensor
@@ -44,73 +44,6 @@ class NinjaResult(ProbeResult):
     def to_dict(self) -> dict[str, Any]:
         return dict(super().to_dict(), fix=self.fix, gradient=self.name, cmp=self.cmp,
                     code=self.code)
-
-
-# ------------------------------------------------------------------------------------------
-# The learner's source: where each gradient is written and where cmp is called
-# ------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Write:
-    line: int
-    name: str
-    kind: str  # "=", "+=" (any augmented op) or "[]" (an item assignment)
-    refs: frozenset[str]
-
-
-@dataclass
-class Program:
-    """The static facts `judge` needs; `place` turns a line into 'cell 12, line 5'."""
-
-    writes: dict[str, list[Write]] = field(default_factory=dict)
-    cmps: list[tuple[int, int, str | None]] = field(default_factory=list)  # span, t's name
-    lines: list[str] = field(default_factory=list)
-    place: Callable[[int], int | str | None] = lambda line: line
-
-    @classmethod
-    def scan(cls, tree: ast.AST, text: str,
-             place: Callable[[int], int | str | None] | None = None) -> Program:
-        program = cls(lines=text.splitlines(), place=place or (lambda line: line))
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                refs = frozenset(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)) \
-                    if node.value is not None else frozenset()
-                for target in targets:
-                    for name, kind in _targets(target, isinstance(node, ast.AugAssign)):
-                        program.writes.setdefault(name, []).append(
-                            Write(node.lineno, name, kind, refs))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                    and node.func.id == "cmp" and len(node.args) >= 3:
-                tensor = node.args[2].id if isinstance(node.args[2], ast.Name) else None
-                program.cmps.append((node.lineno, node.end_lineno or node.lineno, tensor))
-        for writes in program.writes.values():
-            writes.sort(key=lambda w: w.line)
-        return program
-
-    def cmp_tensor(self, line: int) -> str | None:
-        return next((name for first, last, name in self.cmps if first <= line <= last), None)
-
-    def block(self, name: str, line: int) -> list[Write]:
-        """The writes that made `name`'s value seen at `line`: the last `=` and after."""
-        writes = [w for w in self.writes.get(name, []) if w.line <= line]
-        starts = [k for k, w in enumerate(writes) if w.kind == "="]
-        return writes[starts[-1]:] if starts else writes
-
-    def text(self, line: int | None) -> str:
-        if line is None or not 1 <= line <= len(self.lines):
-            return ""
-        return self.lines[line - 1].strip()
-
-
-def _targets(target: ast.expr, augmented: bool) -> list[tuple[str, str]]:
-    if isinstance(target, ast.Name):
-        return [(target.id, "+=" if augmented else "=")]
-    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-        return [(target.value.id, "[]")]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [pair for element in target.elts for pair in _targets(element, augmented)]
-    return []
 
 
 # ------------------------------------------------------------------------------------------

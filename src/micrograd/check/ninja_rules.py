@@ -16,14 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from micrograd.check.ninja_source import FORWARD
+
 Arrays = Mapping[str, np.ndarray]
 
-# the forward pass of makemore part 4, in its order (the names the lecture gives them)
-FORWARD = ("C", "Xb", "Yb", "emb", "embcat", "W1", "b1", "hprebn", "bnmeani", "bndiff",
-           "bndiff2", "bnvar", "bnvar_inv", "bnraw", "bngain", "bnbias", "hpreact", "h",
-           "W2", "b2", "logits", "logit_maxes", "norm_logits", "counts", "counts_sum",
-           "counts_sum_inv", "probs", "logprobs", "loss")
-# what the rules read; `loss`, `bnmeani` and `counts_sum` are never read but kept for checks
 NEEDED = tuple(name for name in FORWARD if name not in ("loss",))
 
 

@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from micrograd.check.ninja import check_ninja_file, is_ninja_file
+from micrograd.check.ninja import check_ninja_file
 from micrograd.check.ninja_judge import NinjaResult
 from micrograd.check.ninja_rules import GRADIENTS, ORDER, Forward, close, true_gradients
+from micrograd.check.ninja_source import is_ninja_file
 from micrograd.check.report import Report, render_junit
 from micrograd.cli import main
 
