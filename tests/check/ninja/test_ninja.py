@@ -306,3 +306,31 @@ def test_check_ninja_in_jupyter_shows_an_html_table(tmp_path):
     text = last["data"]["text/plain"]
     assert "FAIL    dbndiff2" in text and "In [" in text
     assert sys.executable  # the kernel is this interpreter's (PYTHONPATH carries our src)
+
+
+def _planted(tmp_path: Path, old: str, new: str) -> Path:
+    source = (CORPUS / "correct.py").read_text()
+    assert source.count(old) == 1
+    path = tmp_path / "learner.py"
+    path.write_text(source.replace(old, new))
+    return path
+
+
+def test_a_shape_that_cmp_accepts_by_broadcasting_is_a_warning(tmp_path):
+    # (1, 27) for b2's (27,): cmp says True (it broadcasts), b2 -= lr * db2 would not
+    path = _planted(tmp_path, "db2 = dlogits.sum(0)", "db2 = dlogits.sum(0, keepdim=True)")
+    report = check_ninja_file(path)
+    result = next(p for p in gradients(report) if p.id == "db2")
+    assert (result.status, result.diagnosis) == ("warn", "keepdim-extra")
+    assert result.got["shape"] == [1, 27] and result.expected["shape"] == [27]
+    assert report.ok
+
+
+def test_an_unknown_mistake_says_how_far_and_where(tmp_path):
+    path = _planted(tmp_path, "dh = dlogits @ W2.T", "dh = dlogits @ W2.T * 2")
+    report = check_ninja_file(path)
+    result = next(p for p in gradients(report) if p.id == "dh")
+    assert result.diagnosis == "no-known-mistake"
+    line = path.read_text().splitlines().index("dh = dlogits @ W2.T * 2") + 1
+    assert "largest difference" in result.detail and result.line == line
+    assert next(p for p in gradients(report) if p.id == "dW2").status == "pass"
