@@ -155,20 +155,28 @@ def _unit_warning(failure: dict[str, Any], learner: Learner) -> ProbeResult:
 
 def _never_computed(program: Program, gradients: list[NinjaResult],
                     failures: list[dict[str, Any]], learner: Learner) -> list[ProbeResult]:
-    """Gradients the file writes that never got a value: the cell that raised first."""
+    """Gradients the file writes that never got a value: after the first statement that
+    raised; when that was a gradient's own line, they follow from its first mistake."""
     seen = {result.name for result in gradients}
     raised = [f for f in failures if not f.get("timeout")]
+    if not raised:
+        return []
+    error = dict(raised[0].get("error") or {})
+    line = error.get("line")
+    stopper = next((r for r in gradients if r.own_diagnosis == "gradient-line-raised"), None)
     out: list[ProbeResult] = []
     for name in ORDER:
-        writes = program.writes.get(name)
-        if not writes or name in seen or not raised:
+        if not program.writes.get(name) or name in seen:
             continue
-        error = dict(raised[0].get("error") or {})
-        line = error.get("line")
-        out.append(NinjaResult(
+        result = NinjaResult(
             name, "ninja", "error", f"compute {name}", "gradient-not-computed", name=name,
-            detail=f"{name} never got a value: {error.get('message', 'an earlier line raised')}",
-            line=learner.place(line) if isinstance(line, int) else None))
+            detail=f"{name} never got a value: {error.get('message', 'a line raised')}",
+            line=learner.place(line) if isinstance(line, int) else None)
+        if stopper is not None:
+            result.own_diagnosis = result.diagnosis
+            result.consequence_of = stopper.consequence_of or stopper.name
+            result.diagnosis = stopper.diagnosis
+        out.append(result)
     return out
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from micrograd.check.ninja_rules import (
-    FORWARD,
     ORDER,
     VARIABLES,
     Forward,
@@ -25,7 +24,7 @@ from micrograd.check.ninja_rules import (
     rules_for,
     true_gradients,
 )
-from micrograd.check.ninja_source import Program, Write
+from micrograd.check.ninja_source import FORWARD, Program, Write
 from micrograd.check.report import ProbeResult
 
 SHOWN = 4  # values shown of a tensor
@@ -163,6 +162,8 @@ def _judge_one(obs: Observation, program: Program,
     result.expected = _summary(reference)
     result.got = _summary(mine)
     status, result.cmp = _cmp(mine, reference, obs.auto is not None)
+    if obs.via == "name":
+        result.cmp += " (paired by name: no cmp call for it ran)"
     if status == "pass" and mine.shape == reference.shape:
         result.status = "pass"
         return result

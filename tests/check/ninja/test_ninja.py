@@ -334,3 +334,23 @@ def test_an_unknown_mistake_says_how_far_and_where(tmp_path):
     line = path.read_text().splitlines().index("dh = dlogits @ W2.T * 2") + 1
     assert "largest difference" in result.detail and result.line == line
     assert next(p for p in gradients(report) if p.id == "dW2").status == "pass"
+
+
+def test_a_cell_that_raises_midway_is_traced_to_the_first_mistake(tmp_path):
+    """The lecture's exercise-1 cell holds the backward pass and the cmp calls: when a line
+    raises, no cmp runs; the gradients before it are paired by name, the rest follow."""
+    source = (CORPUS / "keepdim_lost.py").read_text()
+    first, second = source.index("# exercise 1"), source.index("# exercise 2")
+    nb = notebook(source[:first])
+    nb["cells"].append(dict(nb["cells"][0], source=source[first:second]))  # one cell
+    nb["cells"] += notebook(source[second:])["cells"]
+    path = tmp_path / "raises.ipynb"
+    path.write_text(json.dumps(nb))
+    report = check_ninja_file(path)
+    by_id = {p.id: p for p in gradients(report)}
+    assert by_id["dcounts_sum_inv"].diagnosis == "keepdim-lost"
+    assert "paired by name" in by_id["dcounts_sum_inv"].cmp
+    for name in ("dcounts", "dnorm_logits", "dh", "dC"):
+        assert by_id[name].status == "error"
+        assert by_id[name].consequence_of == "dcounts_sum_inv", name
+    assert any(p.diagnosis == "notebook-cell-raised" for p in report.probes)
