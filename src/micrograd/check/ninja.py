@@ -9,7 +9,7 @@ with `ninja_child.py` as the child program and `import torch` on micrograd.torch
 `Recorder` notes each `cmp` call and the tensors after each cell. The parent rebuilds every
 gradient from the forward tensors of that run and names each wrong one by the hypothesis it
 equals (`ninja_rules`, `ninja_judge`). In Jupyter, `%load_ext micrograd.torch` records the
-same events in the kernel and `check_ninja()` judges them there (`ninja_report`).
+same events in the kernel and `check_ninja()` judges them there (`ninja_notebook`).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _run(box: Sandbox, learner: Learner, target: Path, program: Program,
         if "error" in answer:
             raise ChildGone(str(answer["error"].get("message", "the run failed")))
         blobs = _fetch_blobs(box, answer["blobs"], deadline)
-        events = list(answer["events"])
+        events = [e for e in answer["events"] if _well_formed(e)]
         failures = list(answer["failures"])
     except (ChildGone, Untrusted) as error:
         return [ProbeResult("run", "load", "error", "run the file", "run-failed",
@@ -99,6 +99,16 @@ def _run(box: Sandbox, learner: Learner, target: Path, program: Program,
             detail="no cmp(name, dX, X) call ran and no d-gradient (dlogprobs, dprobs, ...) "
                    "was computed next to the lecture's forward tensors"))
     return results
+
+
+def _well_formed(event: Any) -> bool:
+    """An event as the recorder writes it (the child's report is checked, not trusted)."""
+    return (isinstance(event, dict) and event.get("kind") in ("cmp", "unit")
+            and isinstance(event.get("line"), int) and isinstance(event.get("space"), dict)
+            and all(isinstance(k, str) and isinstance(v, str)
+                    for k, v in event["space"].items())
+            and (event["kind"] == "unit" or (isinstance(event.get("grad"), str)
+                                             and isinstance(event.get("label"), str))))
 
 
 def _fetch_blobs(box: Sandbox, shapes: dict[str, Any], deadline: float

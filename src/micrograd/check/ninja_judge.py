@@ -135,6 +135,9 @@ def _judge_one(obs: Observation, program: Program,
                truths: dict[tuple[str, ...], dict[str, np.ndarray]],
                verdicts: dict[tuple[str, str], NinjaResult],
                raised: Mapping[int, str]) -> NinjaResult:
+    """PASS as cmp; else the first of: its line raised, right given the learner's wrong
+    upstream gradient (a consequence), a named mistake (from the right upstream gradients,
+    then from the learner's), no known mistake."""
     block = program.block(obs.name, obs.line)
     line = block[-1].line if block else None
     result = NinjaResult(obs.name, "ninja", "fail", name=obs.name, line=line)
@@ -203,15 +206,16 @@ def _judge_one(obs: Observation, program: Program,
                 else "follows-from-upstream"
             result.detail = f"right given your {first}, which is wrong: fix {root} first"
             return result
-    matched = _matching_mistake(rule.mistakes, forward, dict(truth, **_extras(obs, rule)),
-                                mine, right)
+    # a mistake may read another gradient of the learner's (dW2 where W2 belongs)
+    extras = {name: learner[name] for name in rule.extra if name in obs.space}
+    matched = _matching_mistake(rule.mistakes, forward, dict(truth, **extras), mine, right)
     if matched is not None:
-        _name(result, matched, block, program)
+        _name(result, matched, block)
         return result
     if wrong:
         matched = _matching_mistake(rule.mistakes, forward, learner, mine, right)
         if matched is not None:
-            _name(result, matched, block, program)
+            _name(result, matched, block)
             result.detail += f"; your {first} is wrong too (fix {root} first)"
             return result
     result.diagnosis = "no-known-mistake"
@@ -240,12 +244,6 @@ def _learner_view(space: Mapping[str, np.ndarray], truth: dict[str, np.ndarray],
     return view
 
 
-def _extras(obs: Observation, rule: Gradient) -> dict[str, np.ndarray]:
-    """Other gradients a mistake reads (dW2 used where W2 belongs): the learner's own."""
-    return {name: np.asarray(obs.space[name], dtype=np.float64) for name in rule.extra
-            if name in obs.space}
-
-
 def _matching_mistake(mistakes: tuple[Mistake, ...], forward: Forward,
                       grads: Mapping[str, np.ndarray], mine: np.ndarray,
                       right: np.ndarray) -> Mistake | None:
@@ -256,7 +254,7 @@ def _matching_mistake(mistakes: tuple[Mistake, ...], forward: Forward,
     return None
 
 
-def _name(result: NinjaResult, mistake: Mistake, block: list[Write], program: Program) -> None:
+def _name(result: NinjaResult, mistake: Mistake, block: list[Write]) -> None:
     result.diagnosis = mistake.diagnosis
     result.detail = f"your {result.name} equals {mistake.says}"
     if mistake.line == "assign":
