@@ -244,6 +244,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from micrograd.check.ninja import TIMEOUT as NINJA_TIMEOUT
                 from micrograd.check.ninja import run_ninja
 
+                engine_only = [f"--{name}" for name in ("require", "strict", "backward",
+                                                        "data", "grad") if getattr(args, name)]
+                if engine_only:
+                    raise ValueError(f"{', '.join(engine_only)}: for an engine file; "
+                                     f"{args.path} is checked as makemore part 4 (--ninja), "
+                                     "which takes only --json, --junit and --timeout")
+
                 return run_ninja(args.path, as_json=args.json, junit=args.junit,
                                  timeout=NINJA_TIMEOUT if args.timeout is None
                                  else args.timeout)

@@ -354,3 +354,8 @@ def test_a_cell_that_raises_midway_is_traced_to_the_first_mistake(tmp_path):
         assert by_id[name].status == "error"
         assert by_id[name].consequence_of == "dcounts_sum_inv", name
     assert any(p.diagnosis == "notebook-cell-raised" for p in report.probes)
+
+
+def test_cli_refuses_engine_options_for_a_ninja_file(capsys):
+    assert main(["check", "--ninja", str(CORPUS / "correct.py"), "--strict"]) == 2
+    assert "--strict: for an engine file" in capsys.readouterr().err
