@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 import micrograd
-from micrograd.check.ninja_judge import NinjaResult, judge, observations
-from micrograd.check.ninja_rules import ORDER
+from micrograd.check.ninja_judge import judge, never_computed, observations
 from micrograd.check.ninja_source import Program
 from micrograd.check.report import ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
@@ -92,7 +91,7 @@ def _run(box: Sandbox, learner: Learner, target: Path, program: Program,
               and isinstance(f["error"].get("line"), int)}
     gradients = judge(observations(events, blobs, program), program, raised)
     results += gradients
-    results += _never_computed(program, gradients, failures, learner)
+    results += never_computed(program, gradients, raised)
     if not gradients:
         results.append(ProbeResult(
             "gradients", "ninja", "error", "find the manual gradients", "no-gradients-found",
@@ -161,33 +160,6 @@ def _unit_warning(failure: dict[str, Any], learner: Learner) -> ProbeResult:
     return ProbeResult(f"cell-{unit}" if notebook else f"line-{unit}", "load", "warn", what,
                        diagnosis, detail=detail,
                        line=learner.place(line) if isinstance(line, int) else None)
-
-
-def _never_computed(program: Program, gradients: list[NinjaResult],
-                    failures: list[dict[str, Any]], learner: Learner) -> list[ProbeResult]:
-    """Gradients the file writes that never got a value: after the first statement that
-    raised; when that was a gradient's own line, they follow from its first mistake."""
-    seen = {result.name for result in gradients}
-    raised = [f for f in failures if not f.get("timeout")]
-    if not raised:
-        return []
-    error = dict(raised[0].get("error") or {})
-    line = error.get("line")
-    stopper = next((r for r in gradients if r.own_diagnosis == "gradient-line-raised"), None)
-    out: list[ProbeResult] = []
-    for name in ORDER:
-        if not program.writes.get(name) or name in seen:
-            continue
-        result = NinjaResult(
-            name, "ninja", "error", f"compute {name}", "gradient-not-computed", name=name,
-            detail=f"{name} never got a value: {error.get('message', 'a line raised')}",
-            line=learner.place(line) if isinstance(line, int) else None)
-        if stopper is not None:
-            result.own_diagnosis = result.diagnosis
-            result.consequence_of = stopper.consequence_of or stopper.name
-            result.diagnosis = stopper.diagnosis
-        out.append(result)
-    return out
 
 
 def _report(path: str, results: list[ProbeResult], started: float) -> Report:

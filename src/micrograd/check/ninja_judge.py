@@ -131,6 +131,30 @@ def judge(found: list[Observation], program: Program,
     return results
 
 
+def never_computed(program: Program, results: list[NinjaResult],
+                   raised: Mapping[int, str]) -> list[NinjaResult]:
+    """Gradients the file writes that never got a value because a line raised first; when
+    that was a gradient's own line, they follow from its first mistake."""
+    if not raised:
+        return []
+    line = min(raised)
+    seen = {result.name for result in results}
+    stopper = next((r for r in results if r.own_diagnosis == "gradient-line-raised"), None)
+    out: list[NinjaResult] = []
+    for name in ORDER:
+        if not program.writes.get(name) or name in seen:
+            continue
+        result = NinjaResult(name, "ninja", "error", f"compute {name}", "gradient-not-computed",
+                             detail=f"{name} never got a value: {raised[line]}",
+                             line=program.place(line), name=name, code=program.text(line))
+        if stopper is not None:
+            result.own_diagnosis = result.diagnosis
+            result.consequence_of = stopper.consequence_of or stopper.name
+            result.diagnosis = stopper.diagnosis
+        out.append(result)
+    return out
+
+
 def _judge_one(obs: Observation, program: Program,
                truths: dict[tuple[str, ...], dict[str, np.ndarray]],
                verdicts: dict[tuple[str, str], NinjaResult],

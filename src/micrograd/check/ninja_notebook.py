@@ -14,9 +14,10 @@ import contextlib
 import time
 from typing import Any
 
-from micrograd.check.ninja_judge import Program, judge, observations
+from micrograd.check.ninja_judge import judge, never_computed, observations
 from micrograd.check.ninja_record import Recorder
 from micrograd.check.ninja_report import NinjaReport
+from micrograd.check.ninja_source import Program
 from micrograd.check.report import Report
 from micrograd.check.source import parse
 
@@ -32,6 +33,7 @@ class KernelSession:
         self.lines: list[str] = []
         self.origin: list[str] = []
         self.cells: list[tuple[int, int]] = []  # (first line, last line) of each cell
+        self.raised: dict[int, str] = {}  # program line -> the error it raised
         self.count = 0
 
     def pre_run_cell(self, info: Any) -> None:
@@ -51,6 +53,10 @@ class KernelSession:
             self.lines.append(line)
             self.origin.append(f"In [{self.count}], line {number}")
         self.cells.append((first, len(self.lines)))
+        error = getattr(result, "error_in_exec", None)
+        raised_at = _cell_line(error)
+        if raised_at is not None:  # the line of this cell that raised, as the child reports
+            self.raised[first - 1 + raised_at] = f"{type(error).__name__}: {error}"[:300]
         self.recorder.after_unit(self.ipython.user_ns, len(self.lines))
 
     def program(self) -> Program:
@@ -65,6 +71,16 @@ class KernelSession:
         origin = self.origin
         return Program.scan(parse(text), text,
                             lambda line: origin[line - 1] if 1 <= line <= len(origin) else line)
+
+
+def _cell_line(error: BaseException | None) -> int | None:
+    """The cell's own line in a traceback: the frame right after IPython's run_code."""
+    tb = getattr(error, "__traceback__", None)
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "run_code" and tb.tb_next is not None:
+            return tb.tb_next.tb_lineno
+        tb = tb.tb_next
+    return None
 
 
 def start_recording(ipython: Any) -> None:
@@ -104,7 +120,8 @@ def check_ninja() -> NinjaReport:
     # this cell (the one calling check_ninja) has not finished: look at the namespace now
     session.recorder.after_unit(session.ipython.user_ns, len(session.lines))
     found = observations(session.recorder.events, session.recorder.blobs, program)
-    results = judge(found, program)
+    results = judge(found, program, session.raised)
+    results += never_computed(program, results, session.raised)
     report = Report("this notebook", None, "makemore part 4: manual backprop (backprop ninja), "
                     "the cells run since %load_ext micrograd.torch", list(results))
     report.seconds = time.monotonic() - started

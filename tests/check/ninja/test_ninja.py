@@ -359,3 +359,19 @@ def test_a_cell_that_raises_midway_is_traced_to_the_first_mistake(tmp_path):
 def test_cli_refuses_engine_options_for_a_ninja_file(capsys):
     assert main(["check", "--ninja", str(CORPUS / "correct.py"), "--strict"]) == 2
     assert "--strict: for an engine file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nbclient") is None, reason="needs nbclient")
+def test_check_ninja_in_jupyter_traces_a_cell_that_raised():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    source = (CORPUS / "keepdim_lost.py").read_text()
+    first, second = source.index("# exercise 1"), source.index("# exercise 2")
+    cells = ["%load_ext micrograd.torch", source[:first], source[first:second],
+             "print(check_ninja())"]
+    nb = nbformat.from_dict(notebook("", cells))
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+    text = nb.cells[-1].outputs[-1]["text"]
+    assert re.search(r"ERROR +dcounts +.*follows from dcounts_sum_inv", text)
+    assert re.search(r"ERROR +dC +follows from dcounts_sum_inv", text)
+    assert "(In [3], line 5)" in text  # dcounts_sum_inv's line in the third cell
