@@ -94,7 +94,7 @@ def _run(box: Sandbox, learner: Learner, target: Path, program: Program,
     results += never_computed(program, gradients, raised)
     if not gradients:
         results.append(ProbeResult(
-            "gradients", "ninja", "error", "find the manual gradients", "no-gradients-found",
+            "gradients", "load", "error", "find the manual gradients", "no-gradients-found",
             detail="no cmp(name, dX, X) call ran and no d-gradient (dlogprobs, dprobs, ...) "
                    "was computed next to the lecture's forward tensors"))
     return results

@@ -375,3 +375,9 @@ def test_check_ninja_in_jupyter_traces_a_cell_that_raised():
     assert re.search(r"ERROR +dcounts +.*follows from dcounts_sum_inv", text)
     assert re.search(r"ERROR +dC +follows from dcounts_sum_inv", text)
     assert "(In [3], line 5)" in text  # dcounts_sum_inv's line in the third cell
+
+
+def test_a_file_without_part_4_gradients_is_an_error_not_a_pass():
+    report = check_ninja_file(Path(__file__).parents[1] / "corpus" / "correct.py")
+    assert report.verdict == "fail"
+    assert [p.diagnosis for p in report.probes if p.status == "error"] == ["no-gradients-found"]
