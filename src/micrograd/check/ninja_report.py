@@ -66,10 +66,12 @@ def _where(report: Report, p: ProbeResult) -> str:
 def summary_line(report: Report) -> str:
     gradients = [p for p in report.probes if p.group == "ninja"]
     right = sum(p.status == "pass" for p in gradients)
-    own = len(_own_failures(report))
+    warned = sum(p.status == "warn" for p in gradients)
+    own = len(_own_failures(report)) - warned
     follow = sum(bool(p.consequence_of) for p in gradients)
-    return (f"{right} of {len(gradients)} gradients right; {own} mistake(s) of their own, "
-            f"{follow} wrong only because of an earlier one ({report.seconds:.1f} s)")
+    shapes = f" (and {warned} right in a wrong shape: WARN)" if warned else ""
+    return (f"{right} of {len(gradients)} gradients right{shapes}; {own} mistake(s) of their "
+            f"own, {follow} wrong only because of an earlier one ({report.seconds:.1f} s)")
 
 
 def render_ninja_text(report: Report, colour: bool = False) -> str:
