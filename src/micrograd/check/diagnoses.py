@@ -6,24 +6,8 @@ An id is a short name (`grad-overwritten`) or a name with an op (`wrong-local-de
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """A named mistake: what it is, the smallest example that shows it, and the fix."""
-
-    id: str
-    title: str
-    explanation: str
-    example: str
-    fix: str
-    pitfall: str = ""  # where the textbook / lecture talks about it
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
+from micrograd.check.diagnosis import Diagnosis
+from micrograd.check.ninja_catalog import NINJA_CATALOG
 
 # the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
 ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k", "exp": "exp", "log": "log", "tanh": "tanh",
@@ -603,8 +587,6 @@ def explain(diag_id: str) -> Diagnosis:
                          local_derivative_fix(name, f"def {name}(self): ..."), "")
     entry = CATALOG.get(diag_id) or CATALOG.get(base)
     if entry is None:  # the backprop-ninja mistakes (check --ninja) have their own table
-        from micrograd.check.ninja_catalog import NINJA_CATALOG
-
         entry = NINJA_CATALOG.get(diag_id)
     if entry is None:
         return Diagnosis(diag_id, diag_id.replace("-", " "), "The probe failed.", "", "")

@@ -6,7 +6,7 @@ learner's tensor equals and the line to write (`ninja_rules.Gradient.fix`).
 
 from __future__ import annotations
 
-from micrograd.check.diagnoses import Diagnosis
+from micrograd.check.diagnosis import Diagnosis
 
 LECTURE = "makemore part 4, Becoming a Backprop Ninja"
 NINJA_CATALOG: dict[str, Diagnosis] = {}
