@@ -62,6 +62,8 @@ _HELPERS = _load_helpers()
         "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
         "shared_neurons", "graph_names"))
 LEAF_ARGS: tuple[tuple[Any, ...], ...] = ((), ((),), ((), ""))
+ARITHMETIC = ("__add__", "__mul__", "__matmul__", "__sub__")
+TENSOR_ONLY = ("__matmul__", "sum", "mean", "reshape", "T")
 (BINARY_TENSOR_OPS, BACKWARD_NAMES, TENSOR_ATTRS, CAPABILITY_ATTRS) = (
     _HELPERS.BINARY_TENSOR_OPS, _HELPERS.BACKWARD_NAMES, _HELPERS.TENSOR_ATTRS,
     _HELPERS.CAPABILITY_ATTRS)
@@ -101,6 +103,8 @@ class Child:
         self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
         self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
         self.leaf_args: tuple[Any, ...] = ()  # what the constructor needs after the number
+        self.from_array = False  # the constructor takes only numpy arrays
+        self.shadowed: str | None = None  # an instance attribute that hides the backward method
 
     # -- channel --------------------------------------------------------------------
 
@@ -252,29 +256,55 @@ class Child:
                 self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
-        # classes defined in the file first, then imported ones (`from engine import Value`)
+        # classes defined in the file first, then imported ones (`from engine import Value`);
+        # an engine has arithmetic and a backward entry: a helper class holding a number
+        # (`ScaleBackwardFn(2.0)` with a `propagate` method) is not one
         own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
-               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
+               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"
+               and any(callable(getattr(obj, op, None)) for op in ARITHMETIC)]
         own.sort(key=lambda c: (c.__module__ != module.__name__, c.__name__ != "Value",
                                 c.__name__ != "Tensor"))
+        fallback: type | None = None
         for cls in own:
             if self.discover(cls):
-                return cls, f"class {cls.__name__} (it holds a number and its gradient)"
-        return None, ("no class in the file that takes a number and keeps it with a gradient "
-                      "(like Value(2.0).data and .grad)")
+                if self.backward_entry is not None:
+                    return cls, f"class {cls.__name__} (it has arithmetic, a number, its " \
+                                "gradient and a backward entry)"
+                fallback = fallback or cls
+        if fallback is not None and self.discover(fallback):
+            return fallback, f"class {fallback.__name__} (it holds a number and its gradient)"
+        return None, ("no class in the file with arithmetic (__add__, __mul__) that takes a "
+                      "number or an array and keeps it with a gradient (like Value(2.0).data "
+                      "and .grad)")
+
+    def sample(self, cls: type) -> Any:
+        """cls(2.0) (with the extra arguments a constructor without defaults needs), else,
+        when the file uses numpy, cls(np.array(2.0)): a Tensor that takes only arrays."""
+        for extra in LEAF_ARGS:
+            try:
+                made = self.limited(1.0, functools.partial(cls, 2.0, *extra))
+                self.leaf_args, self.from_array = extra, False
+                return made
+            except BaseException:
+                continue
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            for array in (numpy.array(2.0), numpy.array([2.0])):
+                try:
+                    made = self.limited(1.0, functools.partial(cls, array))
+                    self.leaf_args, self.from_array = (), True
+                    return made
+                except BaseException:
+                    continue
+        raise LookupError(cls)
 
     def discover(self, cls: type) -> bool:
         """The data and grad attributes and the backward entry of `cls` (overrides first)."""
         api = self.api
-        for extra in LEAF_ARGS:  # Value(2.0), or Value(2.0, ()) without defaults
-            try:
-                sample = self.limited(1.0, functools.partial(cls, 2.0, *extra))
-                state = instance_state(sample)
-                self.leaf_args = extra
-                break
-            except BaseException:
-                continue
-        else:
+        try:
+            sample = self.sample(cls)
+            state = instance_state(sample)
+        except BaseException:
             return False
         numeric = {k: v for k, v in state.items() if not callable(v)}
         data = api.get("data") or next(
@@ -283,17 +313,25 @@ class Child:
         grad = api.get("grad") or next(  # None before the first backward, as in PyTorch
             (k for k in ("grad", "g", "gradient", "dx")
              if k in numeric and (numeric[k] is None or is_zero(numeric[k]))),
-            next((k for k, v in numeric.items() if k != data and is_zero(v)), None))
+            None) or self.grad_method(cls, sample) or next(
+            (k for k, v in numeric.items() if k != data and is_zero(v)), None)
         if data is None or grad is None:
             return False
         self.data_attr, self.grad_attr = data, grad
-        self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
+        # an ndarray alone does not make a Tensor engine (a scalar Value may keep a 0-d
+        # array): it also needs an array op
+        array_data = type(numeric.get(data)).__name__ == "ndarray"
+        self.kind = "tensor" if array_data and (self.from_array or any(
+            getattr(cls, op, None) is not None for op in TENSOR_ONLY)) else "scalar"
 
         names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
+        self.shadowed = None
         for name in names:
             method = getattr(cls, name, None)
-            if callable(method) and name != grad:
+            if callable(method) and name != grad and f"call:{name}" != grad:
                 self.backward_entry = {"kind": "method", "name": name}
+                if name in state:  # `self.backward = lambda: None` in __init__ hides it
+                    self.shadowed = name
                 return True
         for name, obj in list(vars(self.module).items()):
             if isinstance(obj, types.FunctionType) and obj.__module__ == self.module.__name__ \
@@ -304,8 +342,29 @@ class Child:
         self.backward_entry = None  # a class without backward: its own diagnosis
         return True
 
+    def grad_method(self, cls: type, sample: Any) -> str | None:
+        """`v.grad()` returning 0 (or None) on a fresh leaf: the gradient is read by a call."""
+        for name in ("grad", "gradient", "get_grad"):
+            if isinstance(getattr(cls, name, None), types.FunctionType):
+                try:
+                    value = self.limited(1.0, getattr(sample, name))
+                except BaseException:
+                    continue
+                if value is None or is_zero(value):
+                    return f"call:{name}"
+        return None
+
+    def read_grad(self, node: Any) -> Any:
+        """The gradient of a node: an attribute, or the value of `node.NAME()` (call:NAME)."""
+        name = self.grad_attr
+        if name.startswith("call:"):
+            return getattr(node, name[len("call:"):])()
+        return getattr(node, name, None)
+
     def make(self, value: Any) -> Any:
-        """A leaf of the learner's class holding `value`."""
+        """A leaf of the learner's class holding `value` (as an array if it takes only those)."""
+        if self.from_array:
+            value = sys.modules["numpy"].asarray(value, dtype="float64")
         return self.cls(value, *self.leaf_args)
 
     def run_backward(self, out: Any) -> Any:
@@ -314,6 +373,8 @@ class Child:
             raise AttributeError("the class has no backward entry")
         if entry["kind"] == "function":
             return getattr(self.module, entry["name"])(out)
+        if self.shadowed:  # the class's own method, past the instance attribute hiding it
+            return getattr(type(out), entry["name"])(out)
         return getattr(out, entry["name"])()
 
     def call(self, obj: Any, name: str) -> Any:
@@ -346,6 +407,7 @@ class Child:
             found = getattr(owner, entry["name"], None)
             methods["backward"] = source_span(found, self.learner_file) if found else None
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
+                "shadowed": self.shadowed,
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
                         "grad": self.grad_attr, "kind": self.kind}}
@@ -392,8 +454,8 @@ class Child:
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)
             run["stage"] = "done"
-            run["seed"] = number(getattr(out, self.grad_attr))
-            run["grads"] = {name: number(getattr(leaf, self.grad_attr))
+            run["seed"] = number(self.read_grad(out))
+            run["grads"] = {name: number(self.read_grad(leaf))
                             for name, leaf in leaves.items()}
             if calls is not None:
                 run["walk"] = summarize_walk(*calls, prev=self.prev_attr)
@@ -407,7 +469,6 @@ class Child:
         run: dict[str, Any] = {"stage": "forward", "error": None}
 
         def steps() -> None:
-            grad = self.grad_attr
             env = {name: self.make(value) for name, value in request["inputs"].items()}
             leaves = dict(env)
             out = None
@@ -421,7 +482,7 @@ class Child:
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)
             run["stage"] = "done"
-            run["grads"] = {name: plain(getattr(leaf, grad, None)) for name, leaf in leaves.items()}
+            run["grads"] = {name: plain(self.read_grad(leaf)) for name, leaf in leaves.items()}
 
         try:
             self.limited(request["timeout"], steps)
@@ -458,8 +519,10 @@ class Child:
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
         v = self.limited(request["timeout"], lambda: self.make(2.0))
         data, grad = self.data_attr, self.grad_attr
-        return {"has_data": hasattr(v, data), "has_grad": hasattr(v, grad),
-                "data": number(getattr(v, data, None)), "grad": number(getattr(v, grad, None))}
+        has_grad = grad.startswith("call:") or hasattr(v, grad)
+        return {"has_data": hasattr(v, data), "has_grad": has_grad,
+                "data": number(getattr(v, data, None)),
+                "grad": number(self.read_grad(v) if has_grad else None)}
 
     def signature(self, request: dict[str, Any]) -> dict[str, Any]:
         import inspect
@@ -495,18 +558,18 @@ class Child:
             report["output"] = number(getattr(out, "data", out))
             report["stage"] = "training-step"
             for p in params:
-                setattr(p, self.grad_attr, 0.0)
+                if not self.grad_attr.startswith("call:"):  # a grad() method can't be set
+                    setattr(p, self.grad_attr, 0.0)
             loss = self.make(0.0)
             for x, y in zip(xs, ys, strict=True):
                 loss = loss + (mlp([self.make(v) for v in x]) - y) ** 2
             self.run_backward(loss)
             report["loss"] = number(getattr(loss, self.data_attr))
-            report["grads"] = [number(getattr(p, self.grad_attr)) for p in params]
+            report["grads"] = [number(self.read_grad(p)) for p in params]
             if callable(getattr(mlp, "zero_grad", None)):
                 report["stage"] = "zero-grad"
                 mlp.zero_grad()
-                report["grads_after_zero_grad"] = [number(getattr(p, self.grad_attr))
-                                                   for p in params]
+                report["grads_after_zero_grad"] = [number(self.read_grad(p)) for p in params]
                 report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
             report["stage"] = "done"
         except BaseException as error:

@@ -301,8 +301,9 @@ def shared_neurons(mlp: Any) -> list[str]:
 
 def number(x: Any) -> Any:
     """A number as JSON can carry it; anything else as {'type', 'repr'} for the parent."""
-    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)):
-        try:
+    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)) \
+            or (type(x).__name__ == "ndarray" and getattr(x, "size", 0) == 1):
+        try:  # a 0-d or one-element ndarray: a scalar engine that keeps numpy numbers
             return float(x)
         except BaseException:
             pass

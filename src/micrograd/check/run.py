@@ -138,8 +138,12 @@ def checked_api(api: dict[str, str | None] | None) -> dict[str, str]:
     for key, value in chosen.items():
         if key not in ("backward", "data", "grad"):
             raise ValueError(f"unknown API override {key!r}; expected backward, data or grad")
-        if not isinstance(value, str) or not value.isidentifier():
-            raise ValueError(f"--{key} must be a Python name (like {key}), got {value!r}")
+        name = value[len("call:"):] if key == "grad" and isinstance(value, str) \
+            and value.startswith("call:") else value  # `v.grad()`: read by calling it
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"--{key} must be a Python name (like {key}"
+                             + (", or call:grad for a method" if key == "grad" else "")
+                             + f"), got {value!r}")
     return chosen
 
 
