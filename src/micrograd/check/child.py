@@ -104,6 +104,7 @@ class Child:
         self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
         self.leaf_args: tuple[Any, ...] = ()  # what the constructor needs after the number
         self.from_array = False  # the constructor takes only numpy arrays
+        self.grad_store = "grad"  # the attribute behind the gradient (a grad() method's too)
         self.shadowed: str | None = None  # an instance attribute that hides the backward method
 
     # -- channel --------------------------------------------------------------------
@@ -318,6 +319,9 @@ class Child:
         if data is None or grad is None:
             return False
         self.data_attr, self.grad_attr = data, grad
+        # where a grad() method keeps the number (for pointing at the lines that write it)
+        self.grad_store = next((k for k, v in numeric.items() if k != data and is_zero(v)),
+                               grad) if grad.startswith("call:") else grad
         # an ndarray alone does not make a Tensor engine (a scalar Value may keep a 0-d
         # array): it also needs an array op
         array_data = type(numeric.get(data)).__name__ == "ndarray"
@@ -407,7 +411,7 @@ class Child:
             found = getattr(owner, entry["name"], None)
             methods["backward"] = source_span(found, self.learner_file) if found else None
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
-                "shadowed": self.shadowed,
+                "shadowed": self.shadowed, "grad_store": self.grad_store,
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
                         "grad": self.grad_attr, "kind": self.kind}}

@@ -460,6 +460,15 @@ _add("no-backward", "the class has no backward entry",
      "Value(2.0).backward()  ->  AttributeError",
      "add  def backward(self): ...  to the class (topological sort, seed self.grad = 1, "
      "call _backward in reverse), or name yours: micrograd check FILE --backward NAME")
+_add("backward-shadowed", "an instance attribute hides the backward() method",
+     """Your __init__ assigns `self.backward = ...` (most likely meant `self._backward`). An
+     attribute set on the instance is found before the class's method of the same name, so
+     `loss.backward()` runs that attribute (a lambda doing nothing) and no gradient ever
+     flows. The checker calls your class's backward() directly so the rest still gets
+     checked; your own code would not.""",
+     "loss.backward()  ->  runs lambda: None; every .grad stays 0",
+     "in __init__, write  self._backward = lambda: None  (with the underscore)",
+     "lecture 1:05")
 _add("div-no-backward", "`/` makes its node without a _backward",
      """Your __truediv__ computes the quotient in a new node but never sets that node's
      _backward, so backward() passes nothing through `/`: both inputs keep gradient 0.

@@ -240,7 +240,10 @@ class Session:
         engine = Engine(name=str(self.class_name), methods=methods,
                         source_lines=self.learner.text.splitlines(),
                         has_mlp=bool(info.get("mlp")), kind=str(api.get("kind", "scalar")),
-                        grad_attr=str(api.get("grad") or "grad"))
+                        grad_attr=str(info.get("grad_store") or api.get("grad") or "grad"))
+        shadowed = info.get("shadowed")
+        if isinstance(shadowed, str) and shadowed.isidentifier():
+            self.results.append(self._shadowed(engine, shadowed))
         if api.get("backward") is None and any(engine.has(op) for op in OPS):
             self.results.append(ProbeResult(
                 "find-backward", "load", "fail", "find the backward entry", "no-backward",
@@ -250,6 +253,18 @@ class Session:
                 line=(methods.get("__init__") or [None])[0]))
             return None
         return engine
+
+    def _shadowed(self, engine: Engine, name: str) -> ProbeResult:
+        """`self.backward = ...` on each instance hides the class's backward() method: every
+        `loss.backward()` runs the attribute instead. The probes call the class's method, so
+        the bugs behind it still show; this names the line that hides it."""
+        line = engine.line_in("__init__", rf"\bself\.{re.escape(name)}\s*=(?!=)") \
+            or engine.line_in_class(rf"\.{re.escape(name)}\s*=(?!=)")
+        return ProbeResult("backward-shadowed", "backward", "fail", f"root.{name}()",
+                           "backward-shadowed", line=line,
+                           detail=f"__init__ sets an instance attribute {name!r}, which hides "
+                                  f"the method {name}() of class {engine.name}; the probes "
+                                  "below call the method itself")
 
     def _load_warning(self, failure: dict[str, Any]) -> ProbeResult:
         """A top-level statement (or notebook cell) that raised or ran too long: a WARN."""
@@ -330,12 +345,15 @@ class Session:
         """One numpy Tensor probe: missing ops are not probed; the rest as `_probe`."""
         if self.stopped or len(self.timeouts) >= MAX_TIMEOUTS:
             return
-        lacking = [op for op in probe.needs if not tensor.has(engine.methods, op)]
-        if lacking:
+        usable = tensor.routed(probe, lambda op: tensor.has(engine.methods, op))
+        if usable is None:  # an op the probe can't do without: not probed, never a FAIL
+            lacking = [op for op in dict.fromkeys(probe.needs + tuple(tensor.step_ops(probe)))
+                       if not tensor.has(engine.methods, op)]
             self.results.append(ProbeResult(probe.id, "tensor", "missing", probe.title,
                                             f"missing-{lacking[0]}",
                                             detail="the class has no " + ", ".join(lacking)))
             return
+        probe = usable
         try:
             record = self._ask_tensor(probe, self.one_hot)
             if probe.op == "cross_entropy" and not self.one_hot and record.status == "fail" \

@@ -312,6 +312,9 @@ def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engin
     if all(close(number(grads.get(n)), w) for n, w in want_grads.items()):
         return None
     diagnosis = probe.mismatch
+    if diagnosis == "grad-overwritten" and probe.op and engine.line_in(
+            CAPABILITY.get(probe.op, probe.op), rf"\.{re.escape(engine.grad_attr)}\s*=(?!=)"):
+        diagnosis = f"grad-assigned:{probe.op}"  # the `=` is in this op's own _backward
     if diagnosis == "wrong-topo-order" and isinstance(run.get("walk"), dict):
         walked = walk_verdict(record, [run["walk"]])
         if walked is not None:
