@@ -59,14 +59,19 @@ def mutated(key: str, folder: Path) -> tuple[Report, dict[str, Any]]:
     base = UNSEEN / mutation["base"]
     text = base.read_text(encoding="utf-8")
     assert text.count(mutation["replace"]) == 1, key
+    at = text.index(mutation["replace"])
     text = text.replace(mutation["replace"], mutation["with"])
     target = folder / key.replace(":", "__").replace("/", "_")
     target.mkdir()
     (target / base.name).write_text(text, encoding="utf-8")
-    line = next(n for n, code in enumerate(text.splitlines(), 1) if mutation["with"] in code)
+    # the planted line, or (line_code) the line the diagnosis's documented pointer names
+    line = text.count("\n", 0, at) + 1
+    code = mutation.get("line_code", mutation["with"])
+    if "line_code" in mutation:
+        line = next(n for n, row in enumerate(text.splitlines(), 1) if code in row)
     want = dict(ENGINES[mutation["base"]])
     want["diagnoses"] = dict(want["diagnoses"], **mutation["diagnoses"])
-    want["lines"] = dict(want["lines"], **{d: {"line": line, "code": mutation["with"]}
+    want["lines"] = dict(want["lines"], **{d: {"line": line, "code": code}
                                             for d in mutation["diagnoses"]})
     want["verdict"] = "fail"
     return check_engine(target / base.name, timeout=60.0), want

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from micrograd.check.report import ProbeResult
-from micrograd.check.verdicts import Engine
+from micrograd.check.verdicts import Engine, concrete_advice
 
 Steps = list[tuple[str, str, list[str], dict[str, Any]]]
 ArrayFn = Callable[..., Any]
@@ -206,7 +206,8 @@ def tensor_probes() -> list[TensorProbe]:
                     inputs={"x": [1.0, 2.0], "c": [0.0, 0.0]},
                     reference=lambda x, c: (x + 2000 * c).sum(), op="backward",
                     diagnosis="wrong-topo-order", needs=("add", "sum"),
-                    after=HARNESS + ("t-add",), title="x + c, 2000 times, then .sum()"),
+                    after=HARNESS + ("t-add", "t-reuse"),  # c is used 2000 times
+                    title="x + c, 2000 times, then .sum()"),
         TensorProbe(id="t-backward-twice", steps=[("t", "add", ["x", "z"], {}),
                                                   ("y", "add", ["t", "x"], {}),
                                                   ("loss", "sum", ["y"], {})],
@@ -291,7 +292,7 @@ def judge_tensor(probe: TensorProbe, report: dict[str, Any]) -> ProbeResult:
             record.status, record.diagnosis, record.detail = "error", "probe-timeout", message
             return record
         record.status, record.diagnosis = "fail", probe.diagnosis
-        record.detail = f"{run.get('stage')} raised {message}"
+        record.detail = f"{run.get('stage')} raised {message}{concrete_advice(message)}"
         return record
     data = run.get("data")
     if probe.extra.get("seeded") and isinstance(data, (list, dict)):  # y: compare its sum

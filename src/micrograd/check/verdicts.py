@@ -139,6 +139,22 @@ def classify_exception(error: Observation, probe: Probe, engine: Engine,
     return f"exception-in-op:{probe.op or probe.id}", "fail"
 
 
+MODULE_IMPORTS = {"math": "import math", "np": "import numpy as np", "numpy": "import numpy",
+                  "random": "import random", "torch": "import torch"}
+
+
+def concrete_advice(message: str) -> str:
+    """The fix a plain exception names by itself (`NameError: name 'math'` -> `import math`),
+    as text to add to the detail; '' when the exception says nothing that specific."""
+    found = re.search(r"NameError: name '(\w+)' is not defined", message)
+    if not found:
+        return ""
+    name = found.group(1)
+    if name in MODULE_IMPORTS:
+        return f" -- add `{MODULE_IMPORTS[name]}` at the top of your file"
+    return f" -- nothing defines `{name}` where it is used (a typo, or a missing import?)"
+
+
 def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine: Engine,
                    stage: str) -> ProbeResult:
     diagnosis, status = classify_exception(error, probe, engine, stage)
@@ -149,7 +165,7 @@ def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine
     record.got = dict(record.got or {}, error=message)
     record.where = [str(w) for w in error.get("where", [])]
     failed(record, diagnosis, f"{message} (the engine has no such op)" if status == "missing"
-           else message, line, status)
+           else message + concrete_advice(message), line, status)
     return record
 
 
