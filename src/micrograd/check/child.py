@@ -261,14 +261,16 @@ class Child:
         # an engine has arithmetic and a backward entry: a helper class holding a number
         # (`ScaleBackwardFn(2.0)` with a `propagate` method) is not one
         own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
-               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"
-               and any(callable(getattr(obj, op, None)) for op in ARITHMETIC)]
-        own.sort(key=lambda c: (c.__module__ != module.__name__, c.__name__ != "Value",
+               and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
+        # arithmetic first; a class without any (a stub) only when nothing else holds a number
+        own.sort(key=lambda c: (not any(callable(getattr(c, op, None)) for op in ARITHMETIC),
+                                c.__module__ != module.__name__, c.__name__ != "Value",
                                 c.__name__ != "Tensor"))
         fallback: type | None = None
         for cls in own:
             if self.discover(cls):
-                if self.backward_entry is not None:
+                if self.backward_entry is not None and any(
+                        callable(getattr(cls, op, None)) for op in ARITHMETIC):
                     return cls, f"class {cls.__name__} (it has arithmetic, a number, its " \
                                 "gradient and a backward entry)"
                 fallback = fallback or cls

@@ -460,6 +460,14 @@ _add("no-backward", "the class has no backward entry",
      "Value(2.0).backward()  ->  AttributeError",
      "add  def backward(self): ...  to the class (topological sort, seed self.grad = 1, "
      "call _backward in reverse), or name yours: micrograd check FILE --backward NAME")
+_add("too-little-checked", "too little of the class could be checked",
+     """Nearly every probe needs an op the class does not have, so a PASS would say nothing.
+     Either the checker picked a class that is not your engine (a helper class that happens
+     to hold a number), or the engine is at its very start. The report lists what was
+     missing.""",
+     "class ScaleFn: def __init__(self, k): self.k = k   ->  not an engine",
+     "name your engine's class: micrograd check FILE:ClassName, or write + and * first",
+     "")
 _add("backward-shadowed", "an instance attribute hides the backward() method",
      """Your __init__ assigns `self.backward = ...` (most likely meant `self._backward`). An
      attribute set on the instance is found before the class's method of the same name, so

@@ -37,6 +37,8 @@ START_SECONDS = 10.0   # the child's interpreter start (imports only the standar
 GRACE = 2.0            # beyond the child's own alarm before the parent stops waiting
 MAX_TIMEOUTS = 2       # an engine that hangs would hang every probe: stop after two
 SCAN_SHARE = 0.25      # of --timeout, for the parent's own source scan
+MOSTLY_MISSING = 0.8   # more MISSING probes than this share: the run can't be a PASS
+MIN_PASSED = 3         # nor with fewer passing probes than this
 
 
 class Terminated(BaseException):
@@ -178,6 +180,7 @@ class Session:
         if engine.kind == "tensor":
             for tensor_probe in tensor.tensor_probes():
                 self._tensor_probe(tensor_probe, engine)
+            self._too_little_checked()
             self.box.drain()
             return self.results
         plan = structural_probes() + engine_probes(engine.has("tanh"))
@@ -185,6 +188,7 @@ class Session:
             self._probe(probe, engine)
         if engine.has_mlp:
             self._nn(engine, [p.id for p in plan])
+        self._too_little_checked()
         self.box.drain()
         for record in self.results:  # a second report for a probe: the run can't be trusted
             if record.id in self.box.spoiled:
@@ -192,6 +196,20 @@ class Session:
                 record.detail = "the probe got more than one report (a forged or copied line)"
                 record.consequence_of = None
         return self.results
+
+    def _too_little_checked(self) -> None:
+        """A run where most probes are MISSING is never a PASS: the class checked may not be
+        the engine (a helper holding a number), or too little of it exists to judge."""
+        probed = [r for r in self.results if r.group not in ("load", "source")]
+        missing = sum(1 for r in probed if r.status == "missing")
+        passed = sum(1 for r in probed if r.status == "pass")
+        if probed and (missing > MOSTLY_MISSING * len(probed) or passed < MIN_PASSED) \
+                and not any(r.status in ("fail", "error", "limit") for r in probed):
+            self.results.append(ProbeResult(
+                "coverage", "load", "error", "check enough of the engine", "too-little-checked",
+                detail=f"{missing} of {len(probed)} probes are MISSING and {passed} passed: "
+                       f"class {self.class_name} has too few ops to be judged; if it is not "
+                       "your engine, name it (FILE:Class)"))
 
     # -- load --------------------------------------------------------------------------
 

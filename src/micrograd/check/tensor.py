@@ -234,28 +234,40 @@ def routed(probe: TensorProbe, has_op: Callable[[str], bool]) -> TensorProbe | N
     weighting. Either way r becomes ones in the reference and leaves the probe."""
     if all(has_op(op) for op in step_ops(probe)):
         return probe
-    steps, ones, seeded = list(probe.steps), [], False
+    steps, ones, seeded = list(probe.steps), list[str](), False
     last = steps[-1]
     if last[1] == "sum" and not last[3] and not has_op("sum"):
         steps, seeded = steps[:-1], True
     at = len(steps) - (1 if seeded else 2)  # `_w = y * r` (see `weighted`)
     weighting = steps[at] if at >= 0 and steps[at][0] == "_w" else None
+    inputs, column = dict(probe.inputs), ""
     if weighting is not None and (seeded or not has_op("mul")):
-        ones.append(weighting[2][1])
-        steps = steps[:at] + ([] if seeded else [("loss", "sum", [weighting[2][0]], {})])
-    if not steps or not all(has_op(op) for _, op, _, _ in steps) or (seeded and not steps):
+        y, r = weighting[2]
+        rows = probe.inputs[r]
+        if not seeded and has_op("matmul") and isinstance(rows[0], list):
+            # `(y @ c).sum()`: the upstream gradient of y[i, j] is c[j], still mixed signs
+            column = r
+            inputs[r] = [[value] for value in rows[0]]
+            steps[at] = ("_w", "matmul", [y, r], {})
+        else:
+            ones.append(r)
+            del inputs[r]
+            steps = steps[:at] + ([] if seeded else [("loss", "sum", [y], {})])
+    if not steps or not all(has_op(op) for _, op, _, _ in steps):
         return None
-    kept = [name for name in probe.inputs if name not in ones]
     names = list(probe.inputs)
 
     def reference(*arrays: Any) -> Any:
-        given = dict(zip(kept, arrays, strict=True))
-        full = [given[n] if n in given else _np().ones(_np().shape(probe.inputs[n]))
-                for n in names]
+        np = _np()
+        given = dict(zip(inputs, arrays, strict=True))
+        full = [np.ones(np.shape(probe.inputs[n])) if n in ones
+                else np.broadcast_to(given[n][:, 0], np.shape(probe.inputs[n])) if n == column
+                else given[n] for n in names]
         return probe.reference(*full).sum() if seeded else probe.reference(*full)
 
-    how = "backward() seeds y with ones (no .sum())" if seeded else "y.sum() (no *)"
-    return TensorProbe(id=probe.id, steps=steps, inputs={n: probe.inputs[n] for n in kept},
+    how = ("backward() seeds y with ones (no .sum())" if seeded
+           else "(y @ c).sum() (no *)" if column else "y.sum() (no *)")
+    return TensorProbe(id=probe.id, steps=steps, inputs=inputs,
                        reference=reference, op=probe.op, diagnosis=probe.diagnosis,
                        needs=probe.needs, after=probe.after, forward_only=probe.forward_only,
                        backward_calls=probe.backward_calls, title=f"{probe.title}   as {how}",

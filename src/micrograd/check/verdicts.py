@@ -118,15 +118,15 @@ def classify_exception(error: Observation, probe: Probe, engine: Engine,
     if "TypeError" in types and "unhashable type" in text:
         return "eq-without-hash", "fail"
     if stage == "forward" and "TypeError" in types and "unsupported operand" in text:
-        if probe.op in ("radd", "rmul"):
-            return f"missing-{probe.op}", "fail"
+        if probe.op in ("radd", "rmul"):  # not written yet: the lecture's next step
+            return f"missing-{probe.op}", "missing"
         if "NoneType" in text:  # an op that forgot `return out`
             return f"op-returns-non-value:{probe.op or probe.id}", "fail"
         if probe.op in ("rsub", "rtruediv"):
             return f"missing-{probe.op}", "missing"
     if stage == "forward" and "AttributeError" in types and re.search(
             r"'(int|float)' object has no attribute", text):
-        return "number-not-wrapped", "fail"
+        return "number-not-wrapped", "missing"  # `a + 2` before the lecture wraps numbers
     if probe.op == "pow" and "TypeError" in types and (
             "**" in text or "pow" in text or engine.name in text):
         return "exponent-as-value", "fail"
@@ -155,6 +155,26 @@ def concrete_advice(message: str) -> str:
     return f" -- nothing defines `{name}` where it is used (a typo, or a missing import?)"
 
 
+# what the lecture writes next for an op or convenience a learner has not written yet
+NEXT_STEP = {
+    "missing-radd": "__radd__ = __add__   (the lecture adds it when 2 + a fails)",
+    "missing-rmul": "__rmul__ = __mul__   (the lecture adds it when 2 * a fails)",
+    "missing-rsub": "def __rsub__(self, other): return other + (-self)",
+    "missing-rtruediv": "def __rtruediv__(self, other): return other * self**-1",
+    "number-not-wrapped": "other = other if isinstance(other, Value) else Value(other)   "
+                          "(first line of __add__ and __mul__, as the lecture does for a + 1)",
+}
+
+
+def not_written_yet(diagnosis: str, message: str = "") -> str:
+    """A MISSING op's detail: not a bug in what is written; the lecture's next step."""
+    step = NEXT_STEP.get(diagnosis) or (
+        f"write {diagnosis[len('missing-'):]} when the lecture gets to it"
+        if diagnosis.startswith("missing-") else "")
+    said = f" ({message})" if message else ""
+    return f"not written yet{said}; next step: {step}" if step else f"not written yet{said}"
+
+
 def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine: Engine,
                    stage: str) -> ProbeResult:
     diagnosis, status = classify_exception(error, probe, engine, stage)
@@ -164,7 +184,7 @@ def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine
     message = str(error.get("message", ""))
     record.got = dict(record.got or {}, error=message)
     record.where = [str(w) for w in error.get("where", [])]
-    failed(record, diagnosis, f"{message} (the engine has no such op)" if status == "missing"
+    failed(record, diagnosis, not_written_yet(diagnosis, message) if status == "missing"
            else message + concrete_advice(message), line, status)
     return record
 
@@ -328,9 +348,6 @@ def judge_run(probe: Probe, run: Observation, record: ProbeResult, engine: Engin
     if all(close(number(grads.get(n)), w) for n, w in want_grads.items()):
         return None
     diagnosis = probe.mismatch
-    if diagnosis == "grad-overwritten" and probe.op and engine.line_in(
-            CAPABILITY.get(probe.op, probe.op), rf"\.{re.escape(engine.grad_attr)}\s*=(?!=)"):
-        diagnosis = f"grad-assigned:{probe.op}"  # the `=` is in this op's own _backward
     if diagnosis == "wrong-topo-order" and isinstance(run.get("walk"), dict):
         walked = walk_verdict(record, [run["walk"]])
         if walked is not None:
@@ -471,12 +488,11 @@ def missing_result(probe: Probe, engine: Engine) -> ProbeResult | None:
                and not (c in ("radd", "rmul") and engine.has(c[1:]))]
     if not lacking:
         return None
-    if lacking == ["rsub"] and engine.has("sub"):  # `2 - a` raises loudly: a note, not a bug
-        return result(probe, status="warn", diagnosis="missing-rsub",
-                      detail="the class has __sub__ but no __rsub__: 2 - a raises TypeError",
-                      line=op_line(engine, "missing-rsub", "rsub"))
-    return result(probe, status="missing", diagnosis=f"missing-{lacking[0]}",
-                  detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
+    diagnosis = f"missing-{lacking[0]}"
+    return result(probe, status="missing", diagnosis=diagnosis,
+                  detail="needs " + ", ".join(CAPABILITY[c] for c in lacking) + "; "
+                         + not_written_yet(diagnosis),
+                  line=op_line(engine, diagnosis, lacking[0]))
 
 
 def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
@@ -493,7 +509,8 @@ def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
             record.line = op_line(engine, probe.fault, probe.op) or record.line
     if record.status == "fail" and record.diagnosis == "node-visited-twice":
         record.line = visited_twice_line(engine) or record.line
-    if record.status == "fail" and record.diagnosis in ("div-no-backward", "missing-radd"):
+    if record.status in ("fail", "missing") and record.diagnosis in ("div-no-backward",
+                                                                  "missing-radd"):
         record.line = op_line(engine, record.diagnosis, probe.op) or record.line
     if record.status == "fail" and record.line is None and record.diagnosis:
         record.line = op_line(engine, record.diagnosis, probe.op)
@@ -521,6 +538,9 @@ def follows_from(record: ProbeResult, after: tuple[str, ...], failed: dict[str, 
                 record.own_diagnosis = record.diagnosis
                 record.consequence_of = earlier
                 record.diagnosis = failed[earlier]
+                if record.diagnosis in NEXT_STEP:  # needs an op not written yet: not a bug
+                    record.status = "missing"
                 break
-    if record.status in ("fail", "error") and record.diagnosis:
+    if record.diagnosis and (record.status in ("fail", "error") or (
+            record.status == "missing" and record.diagnosis in NEXT_STEP)):
         failed[record.id] = record.diagnosis
