@@ -96,6 +96,7 @@ class Child:
         self.pid = _getpid()
         self.buffer = b""
         self.learner_file = ""
+        self.root = ""
         self.module: Any = None  # the learner's module and class: anything at all
         self.cls: Any = None
         self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
@@ -190,6 +191,7 @@ class Child:
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
+        self.root = os.path.abspath(request["root"])
         self.api = {k: v for k, v in dict(request.get("api") or {}).items() if v}
         sys.path.insert(0, request["root"])
         name = request["module_name"]
@@ -408,15 +410,44 @@ class Child:
                         methods["class:" + name.lower()] = source_span(step_back,
                                                                        self.learner_file)
         entry = self.backward_entry
+        helpers: list[list[Any]] = []
         if entry is not None:
             owner = self.module if entry["kind"] == "function" else cls
             found = getattr(owner, entry["name"], None)
             methods["backward"] = source_span(found, self.learner_file) if found else None
+            helpers = self.helpers_of(found)
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
-                "shadowed": self.shadowed, "grad_store": self.grad_store,
+                "shadowed": self.shadowed, "grad_store": self.grad_store, "helpers": helpers,
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
                         "grad": self.grad_attr, "kind": self.kind}}
+
+    def helpers_of(self, fn: Any) -> list[list[Any]]:
+        """[file, first, last] of the functions `fn` calls by a global name that live in the
+        learner's other files (a topological sort kept in graph.py), paths relative to root."""
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is None:
+            return []
+        names: list[str] = []
+        codes = [code]
+        while codes:  # the nested functions' names too (def visit(...) inside backward)
+            current = codes.pop()
+            names += current.co_names
+            codes += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+        found: list[list[Any]] = []
+        globals_ = getattr(fn, "__globals__", None) or vars(self.module)
+        for name in dict.fromkeys(names):
+            helper = globals_.get(name)
+            helper_code = getattr(helper, "__code__", None)
+            if not isinstance(helper, types.FunctionType) or helper_code is None:
+                continue
+            path = os.path.abspath(helper_code.co_filename)
+            if path == self.learner_file or not path.startswith(self.root + os.sep):
+                continue
+            lines = [line for _, _, line in helper_code.co_lines() if line is not None]
+            found.append([os.path.relpath(path, self.root).replace(os.sep, "/"),
+                          helper_code.co_firstlineno, max(lines + [helper_code.co_firstlineno])])
+        return found[:8]
 
     # -- probes ------------------------------------------------------------------------
 

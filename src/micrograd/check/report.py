@@ -242,8 +242,11 @@ def render_text(report: Report, colour: bool = False) -> str:
         if first.detail:
             lines.append(f"  detail: {first.detail}")
         if first.line is not None:
-            where = first.line if isinstance(first.line, str) else f"line {first.line}"
-            lines.append(f"  at {where} of {report.path}")  # 'cell 3, line 2' in a notebook
+            if isinstance(first.line, str) and ".py, line " in first.line:
+                lines.append(f"  at {first.line} (a file next to {report.path})")
+            else:  # 'cell 3, line 2' in a notebook
+                where = first.line if isinstance(first.line, str) else f"line {first.line}"
+                lines.append(f"  at {where} of {report.path}")
         for frame in first.where[-3:]:
             lines.append(f"    {frame}")
         if entry.fix:

@@ -26,6 +26,7 @@ from micrograd.check.source import Learner, copy_into, parse_for_checks, read_le
 from micrograd.check.static import Finding, ScanTimeout, static_findings
 from micrograd.check.verdicts import (
     Engine,
+    Helper,
     follows_from,
     from_exception,
     judge,
@@ -106,8 +107,11 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
 
     with Sandbox(Limits(memory_mb=memory_mb, cpu_seconds=timeout)) as box:
         skipped: list[str] = []
-        target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped)
+        texts: dict[str, str] = {}
+        target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped,
+                           texts)
         session = Session(box, learner, deadline, probe_timeout, overrides)
+        session.other_files = texts
         probes = session.run(target, class_name)
         if skipped:
             probes.insert(0, ProbeResult(
@@ -162,6 +166,7 @@ class Session:
         self.class_name: str | None = None
         self.class_how = "the file was not loaded"
         self.results: list[ProbeResult] = []
+        self.other_files: dict[str, str] = {}  # the learner's other .py files, as copied
         self.timeouts: list[str] = []
         self.stopped: str | None = None  # why no further probe can run
 
@@ -259,6 +264,7 @@ class Session:
                         source_lines=self.learner.text.splitlines(),
                         has_mlp=bool(info.get("mlp")), kind=str(api.get("kind", "scalar")),
                         grad_attr=str(info.get("grad_store") or api.get("grad") or "grad"))
+        engine.elsewhere = self._helpers(info.get("helpers"))
         shadowed = info.get("shadowed")
         if isinstance(shadowed, str) and shadowed.isidentifier():
             self.results.append(self._shadowed(engine, shadowed))
@@ -271,6 +277,20 @@ class Session:
                 line=(methods.get("__init__") or [None])[0]))
             return None
         return engine
+
+    def _helpers(self, reported: Any) -> list[Helper]:
+        """The functions backward() calls from the learner's other files (a topological sort
+        in graph.py): their text comes from the copy made before the child ran."""
+        helpers: list[Helper] = []
+        for entry in reported if isinstance(reported, list) else []:
+            try:
+                file, first, last = str(entry[0]), int(entry[1]), int(entry[2])
+            except (TypeError, ValueError, IndexError):
+                continue
+            text = self.other_files.get(file)
+            if text is not None and 1 <= first <= last:
+                helpers.append(Helper(file, first, last, text.splitlines()))
+        return helpers
 
     def _shadowed(self, engine: Engine, name: str) -> ProbeResult:
         """`self.backward = ...` on each instance hides the class's backward() method: every

@@ -29,6 +29,16 @@ from micrograd.check.report import ProbeResult
 Observation = dict[str, Any]  # one report from the child, as JSON decoded it
 
 
+@dataclass(frozen=True)
+class Helper:
+    """A function backward() calls, in another of the learner's files (for line pointers)."""
+
+    file: str
+    first: int
+    last: int
+    lines: list[str]
+
+
 @dataclass
 class Engine:
     """What the parent knows about the learner's class: from the child's class report (names
@@ -41,6 +51,17 @@ class Engine:
     kind: str = "scalar"       # "scalar" (a float per node) or "tensor" (numpy arrays)
     grad_attr: str = "grad"    # the attribute name of the gradient (`.grad`, `.g`, ...)
     failed: dict[str, str] = field(default_factory=dict)  # probe id -> its diagnosis
+    elsewhere: list[Helper] = field(default_factory=list)  # backward()'s helpers elsewhere
+
+    def sort_spans(self) -> list[tuple[str | None, list[str], int, int]]:
+        """Where the backward pass is written: backward() itself, then each helper it calls
+        (file None: this file)."""
+        spans: list[tuple[str | None, list[str], int, int]] = []
+        span = self.methods.get("backward")
+        if span:
+            spans.append((None, self.source_lines, span[0], min(span[1], len(self.source_lines))))
+        spans += [(h.file, h.lines, h.first, min(h.last, len(h.lines))) for h in self.elsewhere]
+        return spans
 
     def has(self, capability: str) -> bool:
         return CAPABILITY[capability] in self.methods
@@ -225,14 +246,25 @@ def op_line(engine: Engine, diagnosis: str, op: str) -> int | None:
     return None
 
 
-def visited_twice_line(engine: Engine) -> int | None:
-    """The line that lets a node into the order again: an `append` outside the `if v not in
-    visited:` it belongs to, or a `visited.add(node)` after a pop with no skip of seen nodes."""
-    span = engine.methods.get("backward")
-    if not span:
-        return None
-    lines = engine.source_lines[span[0] - 1:span[1]]
+def _placed(file: str | None, number: int | None) -> int | str | None:
+    """A line of the checked file as a number; of another file as 'FILE, line N'."""
+    if number is None or file is None:
+        return number
+    return f"{file}, line {number}"
 
+
+def visited_twice_line(engine: Engine) -> int | str | None:
+    """The line that lets a node into the order again: an `append` outside the `if v not in
+    visited:` it belongs to, or a `visited.add(node)` after a pop with no skip of seen nodes;
+    in backward() or a sort it calls, in whichever of the learner's files."""
+    for file, source, first, last in engine.sort_spans():
+        found = _visited_twice_in(source[first - 1:last])
+        if found is not None:
+            return _placed(file, first + found)
+    return None
+
+
+def _visited_twice_in(lines: list[str]) -> int | None:
     def indent(text: str) -> int:
         return len(text) - len(text.lstrip())
 
@@ -242,38 +274,51 @@ def visited_twice_line(engine: Engine) -> int | None:
                 if lines[j].strip() and indent(lines[j]) < indent(text):
                     break
                 if indent(lines[j]) == indent(text) and re.search(r"\.append\(", lines[j]):
-                    return span[0] + j
-    if not any(re.match(r"\s*if\s+\w+\s+in\s+\w+\s*:", t) for t in lines):
+                    return j
+    if not any(re.match(r"\s*if\s+\w+\s+(not\s+)?in\s+\w+\s*:", t) for t in lines):
         for j, text in enumerate(lines):
             if re.search(r"\w+\.add\(", text):
-                return span[0] + j
+                return j
+        for j, text in enumerate(lines):  # no visited set at all: every append lets one in
+            if re.search(r"\.append\(", text) and not re.search(r"\bstack\b", text):
+                return j
     return None
 
 
-def limit_line(engine: Engine, diagnosis: str) -> int | None:
-    """Where a design limit lives: the recursive call of the topological sort, or the line of
-    backward() that seeds the root's gradient (where resetting intermediate grads belongs)."""
+def limit_line(engine: Engine, diagnosis: str) -> int | str | None:
+    """Where a design limit lives: the recursive call of the topological sort (in backward()
+    or a helper it calls, in any of the learner's files), or the line of backward() that
+    seeds the root's gradient (where resetting intermediate grads belongs)."""
+    if diagnosis == "recursion-limit":
+        for file, lines, first, last in engine.sort_spans():
+            found = _recursive_call(lines, first, last)
+            if found is not None:
+                return _placed(file, found)
+        return None
     span = engine.methods.get("backward")
     if not span:
         return None
     lines = engine.source_lines
     first, last = span[0], min(span[1], len(lines))
-    if diagnosis == "recursion-limit":
-        nested: list[tuple[str, int]] = []
-        for number in range(first, last + 1):
-            found = re.match(r"(\s*)def (\w+)\s*\(", lines[number - 1])
-            if found:
-                nested.append((found.group(2), len(found.group(1))))
-                continue
-            for name, indent in nested:
-                body = lines[number - 1]
-                if len(body) - len(body.lstrip()) > indent and re.search(rf"\b{name}\s*\(", body):
-                    return number
-        return None
     if diagnosis == "stale-intermediate-grads":
         seed = rf"\.{re.escape(engine.grad_attr)}\s*=(?!=)\s*(1|1\.0*|np\.ones|numpy\.ones)\b"
         for number in range(first, last + 1):
             if re.search(seed, lines[number - 1]):
+                return number
+    return None
+
+
+def _recursive_call(lines: list[str], first: int, last: int) -> int | None:
+    """The first line calling a function defined within lines first..last from its own body."""
+    nested: list[tuple[str, int]] = []
+    for number in range(first, last + 1):
+        found = re.match(r"(\s*)def (\w+)\s*\(", lines[number - 1])
+        if found:
+            nested.append((found.group(2), len(found.group(1))))
+            continue
+        for name, indent in nested:
+            body = lines[number - 1]
+            if len(body) - len(body.lstrip()) > indent and re.search(rf"\b{name}\s*\(", body):
                 return number
     return None
 
