@@ -183,7 +183,8 @@ class Session:
         if engine is None:
             return self.results
         if engine.kind == "tensor":
-            for tensor_probe in tensor.tensor_probes():
+            for tensor_probe in tensor.in_order(tensor.tensor_probes(),
+                                                lambda op: tensor.has(engine.methods, op)):
                 self._tensor_probe(tensor_probe, engine)
             self._too_little_checked()
             self.box.drain()

@@ -267,11 +267,22 @@ def routed(probe: TensorProbe, has_op: Callable[[str], bool]) -> TensorProbe | N
 
     how = ("backward() seeds y with ones (no .sum())" if seeded
            else "(y @ c).sum() (no *)" if column else "y.sum() (no *)")
+    # the learner's own @ carries the weighting now: a broken @ explains this probe's failure
+    after = probe.after + ("t-matmul",) if column and probe.id != "t-matmul" else probe.after
     return TensorProbe(id=probe.id, steps=steps, inputs=inputs,
                        reference=reference, op=probe.op, diagnosis=probe.diagnosis,
-                       needs=probe.needs, after=probe.after, forward_only=probe.forward_only,
+                       needs=probe.needs, after=after, forward_only=probe.forward_only,
                        backward_calls=probe.backward_calls, title=f"{probe.title}   as {how}",
                        extra=dict(probe.extra, seeded=seeded))
+
+
+def in_order(probes: list[TensorProbe], has_op: Callable[[str], bool]) -> list[TensorProbe]:
+    """The probes in the order they run: the ops the others are built on come first (`.sum()`
+    and `*`, or `@` when it stands in for a missing `*`), so their faults are named first."""
+    if has_op("mul") or not has_op("matmul"):
+        return probes
+    first = [p for p in probes if p.id in ("t-sum", "t-matmul")]
+    return first + [p for p in probes if p not in first]
 
 
 def has(methods: dict[str, Any], op: str) -> bool:
@@ -360,19 +371,60 @@ def central_differences(fn: ArrayFn, inputs: dict[str, Any], name: str) -> Any:
     return grad
 
 
-def tensor_line(engine: Engine, diagnosis: str, op: str) -> int | None:
+def tensor_line(engine: Engine, diagnosis: str, op: str) -> int | str | None:
     """The learner's line behind a Tensor diagnosis: the op's gradient write (or, for the
-    stability faults, its exp/log), else the backward of an autograd.Function-style class."""
+    stability faults, its exp/log), else the backward of an autograd.Function-style class,
+    else the op's row in a dispatch table (`"exp": (np.exp, lambda g, out, a: ...)`)."""
     attr = {"add": "__add__", "mul": "__mul__", "matmul": "__matmul__"}.get(op, op)
     grad = re.escape(engine.grad_attr)
     if diagnosis == "softmax-unstable":
-        return engine.line_in(attr, r"\bexp\(")
+        return engine.line_in(attr, r"\bexp\(") or engine.line_in_callees(attr, r"\bexp\(")
     if diagnosis == "cross-entropy-unstable":
-        return engine.line_in(attr, r"\blog\(")
+        return engine.line_in(attr, r"\blog\(") or engine.line_in_callees(attr, r"\blog\(")
     if diagnosis == "tensor-grad-overwritten":  # `=` in * (the probe's op) or in +
         assigned = rf"\.{grad}\s*=(?!=)"
-        return engine.line_in(attr, assigned) or engine.line_in("__add__", assigned)
+        return engine.line_in(attr, assigned) or engine.line_in("__add__", assigned) \
+            or overwrite_in_backward(engine)
     found = engine.line_in(attr, rf"\.{grad}\s*\+?=(?!=)|\b_?acc\w*\(|\baccumulate\w*\(")
     if found is None:  # class Add: forward/backward, with the Tensor calling it
         found = engine.line_in(f"class:{op}", r"\breturn\b")
-    return found
+    return found or dispatch_line(engine.source_lines, op)
+
+
+# how a dispatch table or an `if self.op == ...` branch may spell an op's key
+OP_KEYS = {"add": ("add", "+"), "mul": ("mul", "*"), "matmul": ("matmul", "@"),
+           "T": ("transpose", "T")}
+BACKWARD_LAMBDA = r"lambda\s+(g|grad|dy|dout|upstream|\w*_grad|grad_\w*)\b"
+
+
+def dispatch_line(lines: list[str], op: str) -> int | None:
+    """The backward of `op` in an op table: the `lambda g, ...` of its row, or the first
+    `return` of its `if self.op == "op":` branch."""
+    for key in OP_KEYS.get(op, (op,)):
+        quoted = rf"[\"']{re.escape(key)}[\"']"
+        for number, text in enumerate(lines, 1):
+            if re.search(quoted + r"\s*:", text):  # a table row, perhaps over several lines
+                for row in range(number, min(number + 4, len(lines)) + 1):
+                    if row > number and re.search(r"[\"']\w+[\"']\s*:", lines[row - 1]):
+                        break
+                    if re.search(BACKWARD_LAMBDA, lines[row - 1]):
+                        return row
+            if re.search(r"==\s*" + quoted, text):  # if self.op == "mean": ... return
+                for row in range(number + 1, min(number + 6, len(lines)) + 1):
+                    if re.search(r"\breturn\b", lines[row - 1]):
+                        return row
+    return None
+
+
+def overwrite_in_backward(engine: Engine) -> int | str | None:
+    """`parent.grad = g` in the backward loop: a gradient assigned from something that is not
+    its own old value, a zero reset or the root's seed of ones."""
+    grad = re.escape(engine.grad_attr)
+    assigned = re.compile(rf"\.{grad}\s*=(?!=)(?P<rhs>.*)")
+    for file, lines, first, last in engine.sort_spans():
+        for number in range(first, last + 1):
+            found = assigned.search(lines[number - 1])
+            if found and not re.search(rf"\.{grad}\b|zeros|ones|\b[01](\.0*)?\s*$|None",
+                                       found.group("rhs")):
+                return number if file is None else f"{file}, line {number}"
+    return None

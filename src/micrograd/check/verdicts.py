@@ -77,6 +77,26 @@ class Engine:
                 return number
         return None
 
+    def line_in_callees(self, attr: str, pattern: str) -> int | None:
+        """The first line matching `pattern` in a module-level function of the file that the
+        method `attr` calls by name (`softmax` -> `softmax_rows(x)`)."""
+        span = self.methods.get(attr)
+        if not span:
+            return None
+        body = "\n".join(self.source_lines[span[0] - 1:span[1]])
+        for name in dict.fromkeys(re.findall(r"\b(\w+)\s*\(", body)):
+            start = next((n for n, text in enumerate(self.source_lines, 1)
+                          if re.match(rf"def {re.escape(name)}\s*\(", text)), None)
+            if start is None:
+                continue
+            for number in range(start, len(self.source_lines) + 1):
+                text = self.source_lines[number - 1]
+                if number > start and text.strip() and not text[0].isspace():
+                    break  # the function ended at the next top-level statement
+                if re.search(pattern, text):
+                    return number
+        return None
+
     def line_in_class(self, pattern: str) -> int | None:
         """The first line matching `pattern` between the class's first and last method."""
         spans = [span for span in self.methods.values() if span]
@@ -567,7 +587,8 @@ def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
 # ------------------------------------------------------------------------------------------
 
 # mistakes of their own: named even when an earlier probe failed too
-OWN_MISTAKES = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
+OWN_MISTAKES = ("missing-radd", "missing-rmul", "missing-rsub", "missing-rtruediv",
+                "rmul-returns-float", "radd-returns-float", "tanh-overflow",
                 "backward-stored-none", "backward-on-wrong-node", "infinite-recursion",
                 "recursion-limit", "eq-without-hash", "untrusted-report")
 
