@@ -119,6 +119,9 @@ class Report:
         (a NUL or ESC in an exception must reach neither the terminal nor the XML raw)."""
         self.path = printable(self.path)
         self.class_found_how = printable(self.class_found_how)
+        if self.class_name is not None:
+            self.class_name = printable(self.class_name)
+        self.api = _printable_value(self.api)  # a name with a lone surrogate: escaped
         self.stdout = printable(self.stdout, keep="\n\t")
         for p in self.probes:
             p.expression, p.detail = printable(p.expression), printable(p.detail)

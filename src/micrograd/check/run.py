@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.check import mlp, tensor
+from micrograd.check.childlib import python_lines
 from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import LIMITS, ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
@@ -32,6 +33,7 @@ from micrograd.check.verdicts import (
     judge,
     limit_line,
     missing_result,
+    proven_causes,
 )
 
 START_SECONDS = 10.0   # the child's interpreter start (imports only the standard library)
@@ -106,6 +108,7 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     source_probes = _scan(scan_text, tree, learner, started + SCAN_SHARE * timeout)
 
     with Sandbox(Limits(memory_mb=memory_mb, cpu_seconds=timeout)) as box:
+        box.read_only = _read_only_folders(learner, box.folder)
         skipped: list[str] = []
         texts: dict[str, str] = {}
         target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped,
@@ -138,6 +141,14 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     return report
 
 
+def _read_only_folders(learner: Learner, scratch: Path) -> list[str]:
+    """The learner's folder (the package's for a file in one), mounted read-only for the child
+    where it runs in its own namespace; not when the scratch folder lies inside it."""
+    folder = (learner.package_root or learner.path.resolve().parent).resolve()
+    scratch = scratch.resolve()
+    return [] if scratch == folder or folder in scratch.parents else [str(folder)]
+
+
 def checked_api(api: dict[str, str | None] | None) -> dict[str, str]:
     """--backward/--data/--grad: each a Python identifier (they are looked up, never run)."""
     chosen = {k: v for k, v in dict(api or {}).items() if v}
@@ -167,6 +178,7 @@ class Session:
         self.class_how = "the file was not loaded"
         self.results: list[ProbeResult] = []
         self.other_files: dict[str, str] = {}  # the learner's other .py files, as copied
+        self.probe_ops: dict[str, str] = {}     # probe id -> the op it tests
         self.timeouts: list[str] = []
         self.stopped: str | None = None  # why no further probe can run
 
@@ -190,6 +202,7 @@ class Session:
             self.box.drain()
             return self.results
         plan = structural_probes() + engine_probes(engine.has("tanh"))
+        self.probe_ops = {p.id: p.op for p in plan}
         for probe in plan:
             self._probe(probe, engine)
         if engine.has_mlp:
@@ -262,7 +275,7 @@ class Session:
         api = dict(info.get("api") or {})
         self.api = {k: api.get(k) for k in ("class", "backward", "data", "grad")}
         engine = Engine(name=str(self.class_name), methods=methods,
-                        source_lines=self.learner.text.splitlines(),
+                        source_lines=python_lines(self.learner.text),
                         has_mlp=bool(info.get("mlp")), kind=str(api.get("kind", "scalar")),
                         grad_attr=str(info.get("grad_store") or api.get("grad") or "grad"))
         engine.elsewhere = self._helpers(info.get("helpers"))
@@ -290,7 +303,7 @@ class Session:
                 continue
             text = self.other_files.get(file)
             if text is not None and 1 <= first <= last:
-                helpers.append(Helper(file, first, last, text.splitlines()))
+                helpers.append(Helper(file, first, last, python_lines(text)))
         return helpers
 
     def _shadowed(self, engine: Engine, name: str) -> ProbeResult:
@@ -332,7 +345,7 @@ class Session:
     def _class_line(self, failure: dict[str, Any]) -> int | None:
         """The line of the class statement in a unit that raised (a .py statement starting
         with `class`, or the first class statement of a notebook cell), else None."""
-        unit, lines = failure.get("unit"), self.learner.text.splitlines()
+        unit, lines = failure.get("unit"), python_lines(self.learner.text)
         if not isinstance(unit, int) or isinstance(unit, bool):
             return None
         if self.learner.cells is None:
@@ -347,7 +360,7 @@ class Session:
     def _annotation_line(self, line: Any, message: str) -> bool:
         """`other: Value` (or `-> Value`) on the line that raised NameError for Value."""
         found = re.search(r"name '(\w+)' is not defined", message)
-        lines = self.learner.text.splitlines()
+        lines = python_lines(self.learner.text)
         if not found or not isinstance(line, int) or not 1 <= line <= len(lines):
             return False
         name = re.escape(found.group(1))
@@ -367,7 +380,7 @@ class Session:
             record = self._ask_and_judge(probe, engine)
         if record is None:
             return
-        follows_from(record, probe.after, engine.failed)
+        follows_from(record, proven_causes(probe, self.probe_ops, engine), engine.failed)
         if record.status == "fail" and record.diagnosis in LIMITS:
             record.status = "limit"  # the lecture's design does it too: shown, not a failure
             record.line = limit_line(engine, record.diagnosis) or record.line

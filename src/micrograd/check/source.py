@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from micrograd.check.childlib import PARSE_LOCK
+from micrograd.check.childlib import PARSE_LOCK, python_lines
 
 MAX_SOURCE_BYTES = 1024 * 1024         # Python source (learners' engines are a few KB): parsing
                                        # and scanning it must fit well inside --timeout
@@ -119,7 +119,7 @@ def notebook_to_source(cells: list[dict[str, Any]],
         source = "".join(source) if isinstance(source, list) else source
         lines.append(f"# %% cell {number}")
         origin.append(f"cell {number}")
-        body = source.splitlines()
+        body = python_lines(source)  # U+2028 inside a string is not a line break
         for offset, line in enumerate(body, start=1):
             stripped = line.lstrip()
             if stripped.startswith(("%", "!")):

@@ -593,6 +593,30 @@ OWN_MISTAKES = ("missing-radd", "missing-rmul", "missing-rsub", "missing-rtruedi
                 "recursion-limit", "eq-without-hash", "untrusted-report")
 
 
+# how the learner's method for one op spells a use of another (source text, one line each)
+OP_USE = {"add": r"\+(?!=)|__add__", "mul": r"(?<!\*)\*(?![*=])|__mul__",
+          "pow": r"\*\*|__pow__|\bpow\(", "neg": r"(^|[(,=\s])-\s*[\w(]|__neg__",
+          "sub": r"-(?!=)|__sub__", "truediv": r"/(?![/=])|__truediv__",
+          "exp": r"\.exp\(", "tanh": r"\.tanh\(", "log": r"\.log\(", "relu": r"\.relu\("}
+
+
+def proven_causes(probe: Probe, probe_ops: dict[str, str], engine: Engine) -> tuple[str, ...]:
+    """The probes in `after` that this probe's failure may follow from, as the learner's code
+    shows it: an earlier op counts only if the learner's method for this op uses it (`/` that
+    never calls `**` can't fail because of pow). Graph-walk and structural probes stay."""
+    span = engine.methods.get(CAPABILITY.get(probe.op, ""))
+    if not span:
+        return probe.after
+    body = engine.source_lines[span[0] - 1:span[1]]
+    kept = []
+    for earlier in probe.after:
+        op = probe_ops.get(earlier, "")
+        if op == probe.op or op not in OP_USE \
+                or any(re.search(OP_USE[op], line.split("#")[0]) for line in body[1:]):
+            kept.append(earlier)
+    return tuple(kept)
+
+
 def follows_from(record: ProbeResult, after: tuple[str, ...], failed: dict[str, str]) -> None:
     """A FAIL or ERROR of a probe whose `after` probe failed earlier is named after that one:
     its diagnosis becomes the earlier probe's, `consequence_of` says which. Mistakes that are
