@@ -29,9 +29,12 @@ LINUX = sys.platform.startswith("linux")
 
 
 def compose(tmp_path: Path, payload: str, base: str = BUGGY, name: str = "engine.py") -> Path:
-    """The base engine with the payload appended; {record} -> a file outside the scratch."""
+    """The base engine with the payload appended, in tmp_path/learner/; {record} -> a file
+    outside both the scratch folder and the learner's folder (which the child may not write)."""
     text = (CORPUS / f"{base}.py").read_text() + "\n" + (HOSTILE / f"{payload}.py").read_text()
-    engine = tmp_path / name
+    folder = tmp_path / "learner"
+    folder.mkdir(exist_ok=True)
+    engine = folder / name
     engine.write_text(text.replace("{record}", str(tmp_path / "record.txt")))
     return engine
 
@@ -41,14 +44,26 @@ def recorded(tmp_path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie is dead: it only waits for its exit status to be read)."""
-    try:
-        with open(f"/proc/{pid}/stat") as file:
-            state = file.read().rpartition(")")[2].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
+def alive(record: str) -> bool:
+    """The process a payload recorded as 'PID START' is still running (a zombie is dead: it
+    only waits for its exit status to be read). PID is as the payload saw it, perhaps inside
+    a PID namespace: a live process matches if the last pid of its NSpid line (its pid in its
+    own namespace) and its start time are the recorded ones."""
+    pid, start = record.split()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rpartition(")")[2].split()
+            with open(f"/proc/{entry}/status") as file:
+                ns_pids = next((line.split()[1:] for line in file if line.startswith("NSpid:")),
+                               [entry])
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if ns_pids[-1] == pid and fields[19] == start and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def buggy_verdicts_hold(report) -> None:
@@ -119,8 +134,8 @@ def test_a_fork_at_top_level_does_not_multiply_the_results(tmp_path):
                                               ("fork_bomb", 30)])
 def test_no_process_started_by_the_file_outlives_the_check(tmp_path, payload, started):
     report = check_engine(compose(tmp_path, payload), timeout=30.0)
-    pids = [int(line) for line in recorded(tmp_path)]
-    assert len(pids) == started, recorded(tmp_path)
+    pids = recorded(tmp_path)
+    assert len(pids) == started, pids
     assert [pid for pid in pids if alive(pid)] == []
     buggy_verdicts_hold(report)
 
@@ -142,7 +157,7 @@ def test_ctrl_c_and_sigterm_stop_everything_and_remove_the_scratch_folder(tmp_pa
     _, err = cli.communicate(timeout=60)
     assert cli.returncode == code
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    pids = [int(lines[0]), int(lines[1])]
+    pids = [lines[0], lines[1]]
     assert [pid for pid in pids if alive(pid)] == []
     scratch = Path(lines[2].removeprefix("cwd="))
     assert not scratch.exists() and not scratch.parent.exists()
@@ -212,11 +227,13 @@ def test_the_file_sees_a_clean_environment_and_a_scratch_home(tmp_path, monkeypa
 
 
 def test_nothing_is_deleted_or_written_in_the_learners_folder(tmp_path):
-    (tmp_path / "notes.txt").write_text("my notes")
-    (tmp_path / "helper_next_to_it.py").write_text((HOSTILE / "helper_next_to_it.py").read_text())
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("my notes")
+    (folder / "helper_next_to_it.py").write_text((HOSTILE / "helper_next_to_it.py").read_text())
     report = check_engine(compose(tmp_path, "delete_outside"))
-    assert (tmp_path / "notes.txt").read_text() == "my notes"
-    assert not (tmp_path / "__pycache__").exists()
+    assert (folder / "notes.txt").read_text() == "my notes"
+    assert not (folder / "__pycache__").exists()
     removal = next(p for p in report.probes if p.id.startswith("line-"))
     assert removal.detail.startswith("FileNotFoundError"), removal  # the import worked
     buggy_verdicts_hold(report)

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,9 @@ RUN_TOKEN = "MICROGRAD_CHECK_RUN"  # in the child's environment: finds its desce
 ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ")
 PR_SET_CHILD_SUBREAPER = 36
 _ACTIVE_CHILDREN: set[int] = set()  # children of running checks (threads): never reaped here
+# held while a check starts its child and while one looks for processes to kill: a child
+# being started by another thread is, for a moment, an unknown process in its own session
+_SPAWN_LOCK = threading.Lock()
 
 
 class Untrusted(Exception):
@@ -160,16 +164,17 @@ class Sandbox:
                 # replace the file with a FIFO or a symlink to /proc/self/environ
                 self._output_fd = os.open(self.output_file,
                                           os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                self.process = subprocess.Popen(
-                    [sys.executable, "-I", "-B", "-u", str(CHILD_PROGRAM), str(request_read),
-                     str(report_write)],
-                    cwd=self.work, env=clean_environment(self.work, self.token),
-                    stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                    start_new_session=True, pass_fds=(request_read, report_write))
+                with _SPAWN_LOCK:
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-I", "-B", "-u", str(CHILD_PROGRAM),
+                         str(request_read), str(report_write)],
+                        cwd=self.work, env=clean_environment(self.work, self.token),
+                        stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                        start_new_session=True, pass_fds=(request_read, report_write))
+                    _ACTIVE_CHILDREN.add(self.process.pid)
         finally:
             os.close(request_read)
             os.close(report_write)
-        _ACTIVE_CHILDREN.add(self.process.pid)
         ready = self.ask({"do": "start", "limits": self.limits.as_rlimits(),
                           "namespace": True, "read_only": self.read_only}, seconds, "start")
         self.namespaced = ready.get("namespace") is True
@@ -372,11 +377,12 @@ def kill_descendants(process: subprocess.Popen[bytes], token: str, started: floa
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     for _ in range(rounds):
-        alive = descendants(process.pid, token, started) \
-            if sys.platform.startswith("linux") else set()
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        with _SPAWN_LOCK:
+            alive = descendants(process.pid, token, started) \
+                if sys.platform.startswith("linux") else set()
+            for pid in alive:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         _reap_orphans(process.pid)
         if not alive:
             break

@@ -295,10 +295,11 @@ def _visited_twice_in(lines: list[str]) -> int | None:
                     break
                 if indent(lines[j]) == indent(text) and re.search(r"\.append\(", lines[j]):
                     return j
-    if not any(re.match(r"\s*if\s+\w+\s+(not\s+)?in\s+\w+\s*:", t) for t in lines):
+    if not any(re.match(r"\s*if\s+\w+\s+in\s+\w+\s*:", t) for t in lines):
         for j, text in enumerate(lines):
             if re.search(r"\w+\.add\(", text):
                 return j
+    if not any(re.search(r"\bin\s+\w+\s*:|\.add\(", t) for t in lines):
         for j, text in enumerate(lines):  # no visited set at all: every append lets one in
             if re.search(r"\.append\(", text) and not re.search(r"\bstack\b", text):
                 return j
