@@ -263,6 +263,8 @@ class Session:
                                line=_line(stuck.get("line")), where=_texts(stuck.get("where")))
         self.results.append(load)
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
+        where = self._class_statement(info)
+        self.class_how += f" ({where})" if where else " (not defined in this file)"
         if not info.get("found"):
             raised = [line for line in map(self._class_line, failures) if line is not None]
             self.results.append(ProbeResult(  # a notebook's 'line N' becomes 'cell 3, line 2'
@@ -341,6 +343,24 @@ class Session:
             detail = message
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
                            line=_line(error.get("line")), where=_texts(error.get("where")))
+
+    def _class_statement(self, info: dict[str, Any]) -> str | None:
+        """'line 12': the `class NAME` statement just above the class's methods in the
+        learner's file (a class made elsewhere, by exec or imported, has none here)."""
+        name = info.get("name")
+        spans = [s for s in dict(info.get("methods") or {}).values()
+                 if isinstance(s, list) and s and isinstance(s[0], int)]
+        if not isinstance(name, str) or not spans:
+            return None
+        lines = python_lines(self.learner.text)
+        first = min(s[0] for s in spans)
+        pattern = re.compile(rf"\s*class\s+{re.escape(name)}\b")
+        line = next((n for n in range(min(first, len(lines)), 0, -1)
+                     if pattern.match(lines[n - 1])), None)
+        if line is None:
+            return None
+        placed = self.learner.place(line)  # 'cell 2, line 3' in a notebook
+        return f"line {placed}" if isinstance(placed, int) else str(placed)
 
     def _class_line(self, failure: dict[str, Any]) -> int | None:
         """The line of the class statement in a unit that raised (a .py statement starting

@@ -34,6 +34,7 @@ NPROC_HEADROOM = 64                # processes the child may add to the user's c
 RUN_TOKEN = "MICROGRAD_CHECK_RUN"  # in the child's environment: finds its descendants
 ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ")
 PR_SET_CHILD_SUBREAPER = 36
+NAMESPACE = True  # ask for a PID namespace (as root on Linux); tests turn it off for the fallback
 _ACTIVE_CHILDREN: set[int] = set()  # children of running checks (threads): never reaped here
 # held while a check starts its child and while one looks for processes to kill: a child
 # being started by another thread is, for a moment, an unknown process in its own session
@@ -176,7 +177,8 @@ class Sandbox:
             os.close(request_read)
             os.close(report_write)
         ready = self.ask({"do": "start", "limits": self.limits.as_rlimits(),
-                          "namespace": True, "read_only": self.read_only}, seconds, "start")
+                          "namespace": NAMESPACE, "read_only": self.read_only}, seconds,
+                         "start")
         self.namespaced = ready.get("namespace") is True
 
     def ask(self, request: dict[str, Any], seconds: float, request_id: str) -> dict[str, Any]:
