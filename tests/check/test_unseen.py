@@ -11,7 +11,6 @@ both, counting a MISSING op as not a bug.
 from __future__ import annotations
 
 import json
-import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
