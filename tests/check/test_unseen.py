@@ -122,3 +122,20 @@ def test_precision_and_recall_meet_issue_20s_targets(capsys, tmp_path_factory):
         print(f"\nunseen corpus: {right} right, {wrong} wrong, {missed} missed; "
               f"precision {precision:.1%}, recall {recall:.1%}")
     assert precision >= 0.98 and recall >= 0.95
+
+
+def test_data_given_alone_is_used_and_shown():
+    """Issue 20, pattern 10: `--data val` on its own (no --backward/--grad) is honoured."""
+    learners = Path(__file__).parent / "learners"
+    report = check_engine(learners / "scalar_grad_method_val_g.py", api={"data": "val"})
+    assert report.api["data"] == "val" and report.api["grad"] == "g", report.api
+    assert "data .val" in render_text(report)
+
+
+def test_a_grad_method_can_be_named_with_call_grad():
+    """`--grad call:grad`: the gradient is read as `v.grad()` (pattern 5's engine)."""
+    report = check_engine(UNSEEN / "scalar_helper_decoy.py", api={"grad": "call:grad"})
+    assert report.api["grad"] == "call:grad" and report.class_name == "Node"
+    assert "wrong-local-derivative:tanh" in report.diagnoses
+    with pytest.raises(ValueError, match="call:grad for a method"):
+        check_engine(UNSEEN / "scalar_helper_decoy.py", api={"grad": "call:grad()"})

@@ -592,7 +592,7 @@ class Child:
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
             out = mlp([self.make(v) for v in xs[0]])
-            report["output"] = number(getattr(out, "data", out))
+            report["output"] = number(getattr(out, self.data_attr, out))
             report["stage"] = "training-step"
             for p in params:
                 if not self.grad_attr.startswith("call:"):  # a grad() method can't be set
