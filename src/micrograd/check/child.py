@@ -81,6 +81,10 @@ _extract_tb = traceback.extract_tb
 MAX_TEXT = 300
 
 
+def has_arithmetic(cls: type) -> bool:
+    return any(callable(getattr(cls, op, None)) for op in ARITHMETIC)
+
+
 class ProbeTimeout(BaseException):
     """Raised by the alarm; a BaseException so a learner's `except Exception` can't eat it."""
 
@@ -260,20 +264,18 @@ class Child:
                 self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
-        # classes defined in the file first, then imported ones (`from engine import Value`);
         # an engine has arithmetic and a backward entry: a helper class holding a number
-        # (`ScaleBackwardFn(2.0)` with a `propagate` method) is not one
+        # (`ScaleBackwardFn(2.0)` with a `propagate` method) is not one; a class without any
+        # arithmetic (a stub) only when nothing else holds a number. Classes defined in the
+        # file before imported ones (`from engine import Value`).
         own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
                and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
-        # arithmetic first; a class without any (a stub) only when nothing else holds a number
-        own.sort(key=lambda c: (not any(callable(getattr(c, op, None)) for op in ARITHMETIC),
-                                c.__module__ != module.__name__, c.__name__ != "Value",
-                                c.__name__ != "Tensor"))
+        own.sort(key=lambda c: (not has_arithmetic(c), c.__module__ != module.__name__,
+                                c.__name__ != "Value", c.__name__ != "Tensor"))
         fallback: type | None = None
         for cls in own:
             if self.discover(cls):
-                if self.backward_entry is not None and any(
-                        callable(getattr(cls, op, None)) for op in ARITHMETIC):
+                if self.backward_entry is not None and has_arithmetic(cls):
                     return cls, f"class {cls.__name__} (it has arithmetic, a number, its " \
                                 "gradient and a backward entry)"
                 fallback = fallback or cls

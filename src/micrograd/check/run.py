@@ -446,7 +446,9 @@ class Session:
         if record.status == "fail" and record.diagnosis not in LIMITS:
             record.line = tensor.tensor_line(engine, record.diagnosis or "", probe.op) \
                 or record.line
-        follows_from(record, probe.after, engine.failed)
+        after = probe.after + (tensor.SUM_AXIS if probe.op != "sum" and tensor.called_sum(record)
+                               else ())
+        follows_from(record, after, engine.failed)
         if record.status == "fail" and record.diagnosis in LIMITS:
             record.status = "limit"
             record.line = limit_line(engine, record.diagnosis) or record.line

@@ -34,6 +34,7 @@ NPROC_HEADROOM = 64                # processes the child may add to the user's c
 RUN_TOKEN = "MICROGRAD_CHECK_RUN"  # in the child's environment: finds its descendants
 ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ")
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 NAMESPACE = True  # ask for a PID namespace (as root on Linux); tests turn it off for the fallback
 _ACTIVE_CHILDREN: set[int] = set()  # children of running checks (threads): never reaped here
 # held while a check starts its child and while one looks for processes to kill: a child
@@ -77,31 +78,27 @@ def user_process_count() -> int:
     return count
 
 
-def become_subreaper() -> bool:
-    """Orphans of the child's descendants are re-parented to this process, not to init, so
-    they can be found and killed (Linux only; elsewhere the process group is the net)."""
+def _prctl(option: int, value: int) -> bool:
+    """prctl(option, value) on Linux; False where there is no such call or it failed."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
 
-PR_SET_DUMPABLE = 4
+def become_subreaper() -> bool:
+    """Orphans of the child's descendants are re-parented to this process, not to init, so
+    they can be found and killed (Linux only; elsewhere the process group is the net)."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def become_undumpable() -> bool:
     """No core dump, and /proc/<this pid>/environ, mem, fd/ closed to same-user processes
     without CAP_SYS_PTRACE (the checked file's code can't read the checker's environment)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
+    return _prctl(PR_SET_DUMPABLE, 0)
 
 
 def clean_environment(home: Path, token: str) -> dict[str, str]:

@@ -276,13 +276,22 @@ def routed(probe: TensorProbe, has_op: Callable[[str], bool]) -> TensorProbe | N
                        extra=dict(probe.extra, seeded=seeded))
 
 
+SUM_AXIS = ("t-sum-axis0", "t-sum-axis1", "t-sum-axis1-keepdims")
+
+
 def in_order(probes: list[TensorProbe], has_op: Callable[[str], bool]) -> list[TensorProbe]:
     """The probes in the order they run: the ops the others are built on come first (`.sum()`
-    and `*`, or `@` when it stands in for a missing `*`), so their faults are named first."""
-    if has_op("mul") or not has_op("matmul"):
-        return probes
-    first = [p for p in probes if p.id in ("t-sum", "t-matmul")]
+    and `*`, or `@` when it stands in for a missing `*`, then sum over an axis, which a
+    learner's unbroadcast may call), so their faults are named before their consequences."""
+    base = ("t-sum", "t-mul") if has_op("mul") or not has_op("matmul") else ("t-sum", "t-matmul")
+    first = [p for name in base + SUM_AXIS for p in probes if p.id == name]
     return first + [p for p in probes if p not in first]
+
+
+def called_sum(record: ProbeResult) -> bool:
+    """The failure's traceback passed through the learner's own `sum` (a broadcast op whose
+    backward sums with the engine's sum): proof that a broken sum can explain it."""
+    return any(re.search(r"\bin sum\b", frame) for frame in record.where)
 
 
 def has(methods: dict[str, Any], op: str) -> bool:
