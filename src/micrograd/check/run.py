@@ -443,6 +443,13 @@ class Session:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             record = ProbeResult(probe.id, "tensor", "error", probe.title, "untrusted-report",
                                  detail=f"a report of the wrong shape ({type(error).__name__})")
+        if probe.extra.get("seeded") and record.status == "fail" \
+                and record.detail.startswith("backward raised") \
+                and engine.in_method("backward", record.line):
+            # backward() itself refuses a non-scalar root, and there is no .sum() to make one
+            record.status, record.diagnosis = "missing", "missing-sum"
+            record.detail = "backward() takes only a scalar loss and the class has no sum(); " \
+                + record.detail
         if record.status == "fail" and record.diagnosis not in LIMITS:
             record.line = tensor.tensor_line(engine, record.diagnosis or "", probe.op) \
                 or record.line
