@@ -343,11 +343,11 @@ def test_a_fifo_in_place_of_the_output_file_neither_hangs_nor_leaves_the_scratch
     buggy_verdicts_hold(report)
 
 
-def _cli_report(engine: Path, secret: str) -> subprocess.CompletedProcess[str]:
+def _cli_report(engine: Path, secret: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """`micrograd check --json` in a process whose own environment holds a secret (the
     environment of a process, as /proc shows it, is the one it was started with)."""
     env = dict(os.environ, PYTHONPATH=str(SRC), MICROGRAD_TEST_SECRET=secret,
-               HOME=str(engine.parent))
+               HOME=str(engine.parent), **extra)
     return subprocess.run([sys.executable, "-m", "micrograd.cli", "check", str(engine),
                            "--json", "--timeout", "30"], env=env, capture_output=True,
                           text=True, timeout=90)
@@ -371,9 +371,12 @@ def test_the_checkers_environment_never_reaches_the_report(tmp_path, payload):
 @pytest.mark.skipif(not ROOT, reason="as root the child is process 1 of its own namespace")
 def test_as_root_the_file_can_neither_signal_the_checker_nor_write_the_learners_folder(
         tmp_path):
+    marker = f"target-{os.getpid()}-{time.monotonic_ns()}"  # only this test's checker
     engine = compose(tmp_path, "signal_the_checker")
-    engine.write_text(engine.read_text().replace("{learner}", str(engine.parent)))
-    done = _cli_report(engine, "x")  # finishes: nothing stopped or killed the checker
+    engine.write_text(engine.read_text().replace("{learner}", str(engine.parent))
+                      .replace("{marker}", marker))
+    # finishes: nothing stopped or killed the checker
+    done = _cli_report(engine, "x", MICROGRAD_SIGNAL_TARGET=marker)
     assert done.returncode == 1, done.stderr
     data = json.loads(done.stdout)
     assert [d["id"] for d in data["diagnoses"]] == ["load-exception", "grad-overwritten"]
