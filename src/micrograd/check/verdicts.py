@@ -80,7 +80,7 @@ class Engine:
     def in_method(self, attr: str, line: object) -> bool:
         """The line (a number in the checked file) lies inside the learner's method `attr`."""
         span = self.methods.get(attr)
-        return bool(span) and isinstance(line, int) and span[0] <= line <= span[1]
+        return span is not None and isinstance(line, int) and span[0] <= line <= span[1]
 
     def line_in_callees(self, attr: str, pattern: str) -> int | None:
         """The first line matching `pattern` in a module-level function of the file that the
