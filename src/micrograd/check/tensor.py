@@ -230,11 +230,13 @@ def routed(probe: TensorProbe, has_op: Callable[[str], bool]) -> TensorProbe | N
 
     The scaffolding around the op under test is `(y * r).sum()`. Without `.sum()` the
     gradient is seeded by backward() itself on the non-scalar y (the engines that lack a sum
-    seed it with ones), so the probe checks d sum(y); without `*`, `y.sum()` replaces the
-    weighting. Either way r becomes ones in the reference and leaves the probe."""
+    seed it with ones), so the probe checks d sum(y); without `*`, `(y @ c).sum()` with c a
+    column of r (through the learner's own `@`) or else `y.sum()` replaces the weighting. The
+    reference gets r as the weights actually used (ones, or c's broadcast)."""
     if all(has_op(op) for op in step_ops(probe)):
         return probe
-    steps, ones, seeded = list(probe.steps), list[str](), False
+    steps, seeded = list(probe.steps), False
+    ones: list[str] = []
     last = steps[-1]
     if last[1] == "sum" and not last[3] and not has_op("sum"):
         steps, seeded = steps[:-1], True
