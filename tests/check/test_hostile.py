@@ -445,3 +445,17 @@ def test_a_sibling_inspect_py_does_not_replace_the_checkers_own(tmp_path):
     report = check_engine(engine)
     assert report.by_id("default-children").status == "fail"  # the signature probe ran
     assert report.by_id("default-children").diagnosis == "mutable-default-children"
+
+
+def test_a_hidden_class_swapped_in_for_the_files_own_is_never_a_pass(tmp_path):
+    """The file rebinds Value to a correct class made by exec: the file's own class Value
+    (read by ast before the file ran) is not what the child found, so the run can't be
+    trusted: an ERROR naming the file's class and line, exit 1."""
+    engine = compose(tmp_path, "swap_in_hidden_class", base="correct")
+    report = check_engine(engine)
+    line = next(n for n, text in enumerate(engine.read_text().splitlines(), 1)
+                if text.startswith("class Value"))
+    found = report.by_id("find-class")
+    assert (found.status, found.diagnosis) == ("error", "untrusted-report"), render_text(report)
+    assert f"class Value (line {line})" in found.detail
+    assert not report.ok and report.verdict == "fail"

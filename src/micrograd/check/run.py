@@ -7,6 +7,7 @@ sends one request per probe; every verdict is made here from the child's observa
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import math
 import re
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.check import mlp, tensor
-from micrograd.check.childlib import python_lines
+from micrograd.check.childlib import BACKWARD_NAMES, python_lines
 from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import LIMITS, ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
@@ -115,6 +116,7 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
                            texts)
         session = Session(box, learner, deadline, probe_timeout, overrides)
         session.other_files = texts
+        session.engine_classes = engine_classes(tree)
         probes = session.run(target, class_name)
         if skipped:
             probes.insert(0, ProbeResult(
@@ -139,6 +141,22 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     report.make_printable()
     report.seconds = time.monotonic() - started
     return report
+
+
+def engine_classes(tree: Any) -> dict[str, int]:
+    """Top-level classes of the file with arithmetic (`__add__`, `__mul__`, ...) and a
+    backward-like method, by name -> line: read before the file runs, so its code can't
+    change what they are."""
+    found: dict[str, int] = {}
+    for node in getattr(tree, "body", []):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        names = {item.name for item in node.body
+                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if names & {"__add__", "__mul__", "__matmul__", "__sub__"} \
+                and names & (set(BACKWARD_NAMES) | {"grad"}):
+            found[node.name] = node.lineno
+    return found
 
 
 def _read_only_folders(learner: Learner, scratch: Path) -> list[str]:
@@ -179,6 +197,7 @@ class Session:
         self.results: list[ProbeResult] = []
         self.other_files: dict[str, str] = {}  # the learner's other .py files, as copied
         self.probe_ops: dict[str, str] = {}     # probe id -> the op it tests
+        self.engine_classes: dict[str, int] = {}  # engine-like class statements, read by ast
         self.timeouts: list[str] = []
         self.stopped: str | None = None  # why no further probe can run
 
@@ -265,6 +284,16 @@ class Session:
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
         where = self._class_statement(info)
         self.class_how += f" ({where})" if where else " (not defined in this file)"
+        if where is None and class_name is None and self.engine_classes:
+            # the file has its own engine class, yet the class found lives elsewhere: made by
+            # exec, or swapped in by code that reached into the checker's child
+            own = ", ".join(f"class {n} ({self._where(line)})"
+                            for n, line in self.engine_classes.items())
+            self.results.append(ProbeResult(
+                "find-class", "load", "error", "find the Value class", "untrusted-report",
+                detail=f"the class the child used is not defined in the file, which defines "
+                       f"{own}; name it with FILE:Class"))
+            return None
         if not info.get("found"):
             raised = [line for line in map(self._class_line, failures) if line is not None]
             self.results.append(ProbeResult(  # a notebook's 'line N' becomes 'cell 3, line 2'
@@ -357,9 +386,11 @@ class Session:
         pattern = re.compile(rf"\s*class\s+{re.escape(name)}\b")
         line = next((n for n in range(min(first, len(lines)), 0, -1)
                      if pattern.match(lines[n - 1])), None)
-        if line is None:
-            return None
-        placed = self.learner.place(line)  # 'cell 2, line 3' in a notebook
+        return None if line is None else self._where(line)
+
+    def _where(self, line: int) -> str:
+        """'line 12', or 'cell 2, line 3' in a notebook."""
+        placed = self.learner.place(line)
         return f"line {placed}" if isinstance(placed, int) else str(placed)
 
     def _class_line(self, failure: dict[str, Any]) -> int | None:
