@@ -421,9 +421,16 @@ class Child:
             helpers = self.helpers_of(found)
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
                 "shadowed": self.shadowed, "grad_store": self.grad_store, "helpers": helpers,
+                "first_line": self.first_line(cls),
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
                         "grad": self.grad_attr, "kind": self.kind}}
+
+    def first_line(self, cls: type) -> int | None:
+        """The first line, in the learner's file, of a function written in the class body."""
+        lines = [span[0] for value in list(vars(cls).values())
+                 if (span := source_span(getattr(value, "fget", value), self.learner_file))]
+        return min(lines) if lines else None
 
     def helpers_of(self, fn: Any) -> list[list[Any]]:
         """[file, first, last] of the functions `fn` calls by a global name that live in the

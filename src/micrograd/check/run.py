@@ -284,9 +284,9 @@ class Session:
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
         where = self._class_statement(info)
         self.class_how += f" ({where})" if where else " (not defined in this file)"
-        if where is None and class_name is None and self.engine_classes:
-            # the file has its own engine class, yet the class found lives elsewhere: made by
-            # exec, or swapped in by code that reached into the checker's child
+        if where is None and class_name is None and self.class_name in self.engine_classes:
+            # the file writes its own engine class of that name, yet the class found lives
+            # elsewhere: made by exec, swapped in, or shadowed by an import of the same name
             own = ", ".join(f"class {n} ({self._where(line)})"
                             for n, line in self.engine_classes.items())
             self.results.append(ProbeResult(
@@ -376,13 +376,10 @@ class Session:
     def _class_statement(self, info: dict[str, Any]) -> str | None:
         """'line 12': the `class NAME` statement just above the class's methods in the
         learner's file (a class made elsewhere, by exec or imported, has none here)."""
-        name = info.get("name")
-        spans = [s for s in dict(info.get("methods") or {}).values()
-                 if isinstance(s, list) and s and isinstance(s[0], int)]
-        if not isinstance(name, str) or not spans:
+        name, first = info.get("name"), info.get("first_line")
+        if not isinstance(name, str) or not isinstance(first, int) or isinstance(first, bool):
             return None
         lines = python_lines(self.learner.text)
-        first = min(s[0] for s in spans)
         pattern = re.compile(rf"\s*class\s+{re.escape(name)}\b")
         line = next((n for n in range(min(first, len(lines)), 0, -1)
                      if pattern.match(lines[n - 1])), None)

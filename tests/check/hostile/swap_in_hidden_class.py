@@ -16,6 +16,6 @@ class Value:
         self.grad = 1.0
         self._backward()
 '''
-_hidden: dict = {}
+_hidden: dict = {"__name__": __name__}  # its __module__ is the file's
 exec(_source, _hidden)
 Value = _hidden["Value"]
