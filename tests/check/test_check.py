@@ -53,8 +53,8 @@ ONE_BUG = {
     "forward_order": ("wrong-topo-order", "fail"),                    # 3  order not reversed
     "no_visited_set": ("node-visited-twice", "fail"),                 # 3  no visited set
     "set_order_topo": ("node-visited-twice", "fail"),                 # 3  only in some set orders
-    "missing_radd": ("missing-radd", "fail"),                         # 4
-    "missing_rmul": ("missing-rmul", "fail"),                         # 4
+    "missing_radd": ("missing-radd", "missing"),                      # 4  not written yet
+    "missing_rmul": ("missing-rmul", "missing"),                      # 4  (issue 20.4)
     "exponent_as_value": ("exponent-as-value", "fail"),               # 5
     "tanh_overflow": ("tanh-overflow", "limit"),                      # 6  the lecture's formula
     "zero_one_labels": ("labels-outside-tanh-range", "fail"),         # 6  tanh never reaches 1
@@ -70,7 +70,7 @@ ONE_BUG = {
     "wrong_tanh_derivative": ("wrong-local-derivative:tanh", "fail"),
     "op_exception": ("exception-in-op:exp", "fail"),
     "infinite_recursion": ("infinite-recursion", "fail"),
-    "number_not_wrapped": ("number-not-wrapped", "fail"),
+    "number_not_wrapped": ("number-not-wrapped", "missing"),
     "backward_on_input": ("backward-on-wrong-node", "fail"),
     "neuron_forgets_bias": ("wrong-parameter-count", "fail"),
     "shared_neuron": ("shared-parameters", "fail"),                   # [Neuron(nin)] * nout
@@ -82,6 +82,8 @@ ONE_BUG = {
     "load_recursion": ("load-recursion", "warn"),
     "huge_allocation": ("load-memory", "warn"),
 }
+# engines that are only a class holding a number (the file's point is its top level)
+STUB_ENGINES = {"import_error", "load_recursion", "huge_allocation", "toplevel_loop"}
 SLOW_FILES = {"toplevel_loop": ("statement-slow", "warn"),
               "endless_loop": ("probe-timeout", "error")}
 # the line each finding must point at: (file, regex of that line in the file)
@@ -122,8 +124,12 @@ def _line_of(name: str, pattern: str) -> int:
 def test_each_one_bug_engine_gets_exactly_its_diagnosis(reports, name):
     diagnosis, status = ONE_BUG[name]
     report = reports[name]
-    assert report.diagnoses == [diagnosis], render_text(report)
-    assert report.ok is (status in ("warn", "limit"))  # limits: exit 0 unless --strict
+    # a MISSING op (issue 20.4: not written yet) is named on its probe, not as a diagnosis;
+    # a stub class (only __init__) can't be judged: never a PASS (issue 20.3)
+    stub = ["too-little-checked"] if name in STUB_ENGINES else []
+    assert report.diagnoses == ([] if status == "missing" else [diagnosis]) + stub, \
+        render_text(report)
+    assert report.ok is (status in ("warn", "limit", "missing") and not stub)  # limits: exit 0
     assert any(p.status == status and p.diagnosis == diagnosis for p in report.probes)
 
 
@@ -132,7 +138,8 @@ def test_each_one_bug_engine_gets_exactly_its_diagnosis(reports, name):
 def test_endless_loops_are_reported_not_hung(reports, name):
     diagnosis, status = SLOW_FILES[name]
     report = reports[name]
-    assert diagnosis in report.diagnoses and report.ok is (status == "warn")
+    assert diagnosis in report.diagnoses
+    assert report.ok is (status == "warn" and name not in STUB_ENGINES)
     assert any(p.status == status and p.diagnosis == diagnosis for p in report.probes)
 
 
@@ -327,7 +334,8 @@ def test_an_engine_with_three_mistakes_gets_three_diagnoses(tmp_path):
     engine = tmp_path / "three.py"
     engine.write_text(text)
     report = check_engine(engine)
-    assert set(report.diagnoses) == {"grad-overwritten", "missing-radd", "tanh-overflow"}
+    assert set(report.diagnoses) == {"grad-overwritten", "tanh-overflow"}
+    assert report.by_id("radd").status == "missing"  # not written yet (issue 20.4)
 
 
 def test_corpus_files_are_up_to_date():
@@ -438,7 +446,7 @@ def test_json_schema_is_stable(reports):
 
 
 def test_junit_xml_has_one_testcase_per_probe(reports):
-    report = reports["missing_radd"]
+    report = reports["grad_overwritten"]
     root = ET.fromstring(render_junit(report))
     suite = root.find("testsuite")
     assert suite is not None
@@ -446,9 +454,9 @@ def test_junit_xml_has_one_testcase_per_probe(reports):
     assert len(cases) == len(report.probes)
     failures = [f for f in (c.find("failure") for c in cases) if f is not None]
     assert len(failures) == int(suite.get("failures", "")) == report.counts["fail"] > 0
-    assert all(f.get("type") == "missing-radd" for f in failures)
-    assert "__radd__ = __add__" in (failures[0].text or "")
-    assert int(suite.get("skipped", "")) == report.counts["missing"] == 1
+    assert all(f.get("type") == "grad-overwritten" for f in failures)
+    assert "+=" in (failures[0].text or "")
+    assert int(suite.get("skipped", "")) == report.counts["missing"] + report.counts["skipped"]
 
 
 def test_cli_exit_codes_json_and_junit(tmp_path):

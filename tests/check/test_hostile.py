@@ -29,9 +29,12 @@ LINUX = sys.platform.startswith("linux")
 
 
 def compose(tmp_path: Path, payload: str, base: str = BUGGY, name: str = "engine.py") -> Path:
-    """The base engine with the payload appended; {record} -> a file outside the scratch."""
+    """The base engine with the payload appended, in tmp_path/learner/; {record} -> a file
+    outside both the scratch folder and the learner's folder (which the child may not write)."""
     text = (CORPUS / f"{base}.py").read_text() + "\n" + (HOSTILE / f"{payload}.py").read_text()
-    engine = tmp_path / name
+    folder = tmp_path / "learner"
+    folder.mkdir(exist_ok=True)
+    engine = folder / name
     engine.write_text(text.replace("{record}", str(tmp_path / "record.txt")))
     return engine
 
@@ -41,14 +44,26 @@ def recorded(tmp_path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie is dead: it only waits for its exit status to be read)."""
-    try:
-        with open(f"/proc/{pid}/stat") as file:
-            state = file.read().rpartition(")")[2].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
+def alive(record: str) -> bool:
+    """The process a payload recorded as 'PID START' is still running (a zombie is dead: it
+    only waits for its exit status to be read). PID is as the payload saw it, perhaps inside
+    a PID namespace: a live process matches if the last pid of its NSpid line (its pid in its
+    own namespace) and its start time are the recorded ones."""
+    pid, start = record.split()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rpartition(")")[2].split()
+            with open(f"/proc/{entry}/status") as file:
+                ns_pids = next((line.split()[1:] for line in file if line.startswith("NSpid:")),
+                               [entry])
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if ns_pids[-1] == pid and fields[19] == start and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def buggy_verdicts_hold(report) -> None:
@@ -119,8 +134,8 @@ def test_a_fork_at_top_level_does_not_multiply_the_results(tmp_path):
                                               ("fork_bomb", 30)])
 def test_no_process_started_by_the_file_outlives_the_check(tmp_path, payload, started):
     report = check_engine(compose(tmp_path, payload), timeout=30.0)
-    pids = [int(line) for line in recorded(tmp_path)]
-    assert len(pids) == started, recorded(tmp_path)
+    pids = recorded(tmp_path)
+    assert len(pids) == started, pids
     assert [pid for pid in pids if alive(pid)] == []
     buggy_verdicts_hold(report)
 
@@ -142,7 +157,7 @@ def test_ctrl_c_and_sigterm_stop_everything_and_remove_the_scratch_folder(tmp_pa
     _, err = cli.communicate(timeout=60)
     assert cli.returncode == code
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    pids = [int(lines[0]), int(lines[1])]
+    pids = [lines[0], lines[1]]
     assert [pid for pid in pids if alive(pid)] == []
     scratch = Path(lines[2].removeprefix("cwd="))
     assert not scratch.exists() and not scratch.parent.exists()
@@ -212,11 +227,13 @@ def test_the_file_sees_a_clean_environment_and_a_scratch_home(tmp_path, monkeypa
 
 
 def test_nothing_is_deleted_or_written_in_the_learners_folder(tmp_path):
-    (tmp_path / "notes.txt").write_text("my notes")
-    (tmp_path / "helper_next_to_it.py").write_text((HOSTILE / "helper_next_to_it.py").read_text())
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("my notes")
+    (folder / "helper_next_to_it.py").write_text((HOSTILE / "helper_next_to_it.py").read_text())
     report = check_engine(compose(tmp_path, "delete_outside"))
-    assert (tmp_path / "notes.txt").read_text() == "my notes"
-    assert not (tmp_path / "__pycache__").exists()
+    assert (folder / "notes.txt").read_text() == "my notes"
+    assert not (folder / "__pycache__").exists()
     removal = next(p for p in report.probes if p.id.startswith("line-"))
     assert removal.detail.startswith("FileNotFoundError"), removal  # the import worked
     buggy_verdicts_hold(report)
@@ -245,7 +262,8 @@ def test_a_bom_or_a_coding_line_is_read_as_python_reads_it(name):
     assert report.by_id("load").status == "pass" and report.class_name == "Value"
     assert report.by_id("add").status == "pass" and report.by_id("diamond").status == "pass"
     # the tiny engine (+ and * only) has the lecture's known gaps, and nothing about reading it
-    assert set(report.diagnoses) == {"missing-rmul", "missing-radd", "stale-intermediate-grads"}
+    assert set(report.diagnoses) == {"stale-intermediate-grads"}
+    assert {report.by_id(p).status for p in ("radd", "rmul-int")} == {"missing"}
 
 
 @pytest.mark.parametrize("name, what", [
@@ -288,3 +306,156 @@ def test_control_characters_are_escaped_on_the_terminal_and_in_junit(tmp_path, c
     assert run_check(str(engine), junit=str(junit)) == 0
     ET.parse(junit)
     assert "\x1b" not in capsys.readouterr().out
+
+
+# --- issue 20: the last ways out of the sandbox ---------------------------------------------
+
+ROOT = LINUX and os.geteuid() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+@pytest.mark.parametrize("namespace", [True, False], ids=["namespace", "subreaper-scan"])
+def test_a_double_forked_process_with_an_empty_environment_does_not_survive(
+        tmp_path, monkeypatch, namespace):
+    """fork(); setsid(); fork(); execve(python, ..., {}) at load and inside a probe's __add__:
+    no session, token or parent ties it to the run. Both ways of finding it hold: the PID
+    namespace (as root) and, without one, the subreaper's scan of its adopted orphans."""
+    from micrograd.check import sandbox
+
+    monkeypatch.setattr(sandbox, "NAMESPACE", namespace)
+    started = time.monotonic()
+    report = check_engine(compose(tmp_path, "double_fork_execve"), timeout=30.0)
+    assert time.monotonic() - started < 30.0 + 5.0
+    pids = recorded(tmp_path)
+    assert len(pids) == 2, pids
+    assert [pid for pid in pids if alive(pid)] == []
+    buggy_verdicts_hold(report)
+
+
+@pytest.mark.skipif(not LINUX, reason="FIFOs and /proc")
+def test_a_fifo_in_place_of_the_output_file_neither_hangs_nor_leaves_the_scratch(tmp_path):
+    started = time.monotonic()
+    report = check_engine(compose(tmp_path, "output_fifo"), timeout=15.0)
+    assert time.monotonic() - started < 15.0 + 5.0
+    scratch = Path(recorded(tmp_path)[0].removeprefix("cwd="))
+    assert not scratch.parent.exists()
+    buggy_verdicts_hold(report)
+
+
+def _cli_report(engine: Path, secret: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    """`micrograd check --json` in a process whose own environment holds a secret (the
+    environment of a process, as /proc shows it, is the one it was started with)."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), MICROGRAD_TEST_SECRET=secret,
+               HOME=str(engine.parent), **extra)
+    return subprocess.run([sys.executable, "-m", "micrograd.cli", "check", str(engine),
+                           "--json", "--timeout", "30"], env=env, capture_output=True,
+                          text=True, timeout=90)
+
+
+@pytest.mark.skipif(not LINUX, reason="/proc")
+@pytest.mark.parametrize("payload", ["output_symlink_environ", "parent_environ"])
+def test_the_checkers_environment_never_reaches_the_report(tmp_path, payload):
+    engine = compose(tmp_path, payload)
+    ssh = engine.parent / ".ssh"
+    ssh.mkdir()
+    (ssh / "id_rsa").write_text("PRIVATE-KEY-CONTENT")
+    done = _cli_report(engine, "hunter2-secret")
+    assert done.returncode == 1, done.stderr  # the engine's own bug, nothing else
+    assert "hunter2-secret" not in done.stdout and "PRIVATE-KEY-CONTENT" not in done.stdout
+    assert "MICROGRAD_TEST_SECRET" not in done.stdout
+    data = json.loads(done.stdout)
+    assert "grad-overwritten" in data["diagnoses"][0]["id"]
+
+
+@pytest.mark.skipif(not ROOT, reason="as root the child is process 1 of its own namespace")
+def test_as_root_the_file_can_neither_signal_the_checker_nor_write_the_learners_folder(
+        tmp_path):
+    marker = f"target-{os.getpid()}-{time.monotonic_ns()}"  # only this test's checker
+    engine = compose(tmp_path, "signal_the_checker")
+    engine.write_text(engine.read_text().replace("{learner}", str(engine.parent))
+                      .replace("{marker}", marker))
+    # finishes: nothing stopped or killed the checker
+    done = _cli_report(engine, "x", MICROGRAD_SIGNAL_TARGET=marker)
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert [d["id"] for d in data["diagnoses"]] == ["load-exception", "grad-overwritten"]
+    write = next(p for p in data["probes"] if p["id"].startswith("line-"))
+    assert "Read-only file system" in write["detail"]
+    assert not (engine.parent / "planted.py").exists()
+
+
+def test_patching_the_childs_class_finder_through_main_finds_nothing_to_patch(tmp_path):
+    engine = compose(tmp_path, "patch_the_finder")
+    report = check_engine(engine)
+    buggy_verdicts_hold(report)  # the file's own Value, with its bug
+    line = next(n for n, text in enumerate(engine.read_text().splitlines(), 1)
+                if text.startswith("class Value"))
+    assert report.class_found_how.endswith(f"(line {line})")
+    patch = next(p for p in report.probes if p.id.startswith("line-") and p.status == "warn")
+    assert "AttributeError" in patch.detail
+
+
+def test_a_gradient_named_with_a_lone_surrogate_gets_a_report_json_and_junit(tmp_path):
+    grad = "getattr(NODE, 'g\\udcff')"
+    odd = tmp_path / "odd.py"  # an engine whose gradient attribute is named 'g\udcff'
+    odd.write_text(
+        "class Value:\n"
+        "    def __init__(self, data, _children=()):\n"
+        "        self.data = data\n"
+        "        setattr(self, 'g\\udcff', 0.0)\n"
+        "        self._prev, self._backward = _children, lambda: None\n"
+        "    def __add__(self, other):\n"
+        "        out = Value(self.data + other.data, (self, other))\n"
+        "        def _backward():\n"
+        f"            setattr(self, 'g\\udcff', {grad.replace('NODE', 'out')})\n"
+        f"            setattr(other, 'g\\udcff', {grad.replace('NODE', 'out')})\n"
+        "        out._backward = _backward\n"
+        "        return out\n"
+        "    def backward(self):\n"
+        "        setattr(self, 'g\\udcff', 1.0)\n"
+        "        self._backward()\n", encoding="utf-8")
+    report = check_engine(odd)
+    assert report.api["grad"].startswith("g") and "\udcff" not in report.api["grad"]
+    render_text(report).encode("utf-8")  # no lone surrogate left: printable anywhere
+    ET.fromstring(render_junit(report))
+    json.loads(report.to_json())
+    done = subprocess.run([sys.executable, "-m", "micrograd.cli", "check", str(odd)],
+                          env=dict(os.environ, PYTHONPATH=str(SRC)), capture_output=True,
+                          timeout=90)
+    assert done.returncode in (0, 1), done.stderr  # a report, not exit 2
+
+
+def test_a_notebook_string_holding_u2028_is_one_line_as_python_reads_it(tmp_path):
+    code = (CORPUS / "correct.py").read_text() + '\nlabel = "first\u2028second"\n'
+    notebook = {"cells": [{"cell_type": "code", "source": code, "metadata": {},
+                           "outputs": [], "execution_count": None}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "engine.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    report = check_engine(path)
+    assert report.by_id("load").status == "pass"
+    assert not [p for p in report.probes if p.status == "warn" and p.id.startswith("cell-")]
+    assert report.by_id("add").status == "pass" and report.ok
+
+
+def test_a_sibling_inspect_py_does_not_replace_the_checkers_own(tmp_path):
+    engine = compose(tmp_path, "nul_esc_exception", base="mutable_default")
+    (engine.parent / "inspect.py").write_text((HOSTILE / "sibling_inspect.py").read_text())
+    report = check_engine(engine)
+    assert report.by_id("default-children").status == "fail"  # the signature probe ran
+    assert report.by_id("default-children").diagnosis == "mutable-default-children"
+
+
+def test_a_hidden_class_swapped_in_for_the_files_own_is_never_a_pass(tmp_path):
+    """The file rebinds Value to a correct class made by exec: the file's own class Value
+    (read by ast before the file ran) is not what the child found, so the run can't be
+    trusted: an ERROR naming the file's class and line, exit 1."""
+    engine = compose(tmp_path, "swap_in_hidden_class", base="correct")
+    report = check_engine(engine)
+    line = next(n for n, text in enumerate(engine.read_text().splitlines(), 1)
+                if text.startswith("class Value"))
+    found = report.by_id("find-class")
+    assert (found.status, found.diagnosis) == ("error", "untrusted-report"), render_text(report)
+    assert f"class Value (line {line})" in found.detail
+    assert not report.ok and report.verdict == "fail"

@@ -111,6 +111,7 @@ class FakeChild:
         self.box = Sandbox(Limits())
         self.box.process = subprocess.Popen([sys.executable, "-c", "pass"])
         self.box.process.wait()
+        self.box.child_pid = self.box.process.pid  # as its "ready" report would have said
         self.box._reports, self.writer = os.pipe()
         request_read, self.box._requests = os.pipe()
         self.requests = os.fdopen(request_read, "rb")

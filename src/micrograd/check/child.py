@@ -21,9 +21,9 @@ import ast
 import builtins
 import contextlib
 import functools
+import inspect
 import json
 import os
-import resource
 import signal
 import sys
 import time
@@ -39,10 +39,10 @@ globals().update({name: value for name, value in vars(builtins).items()
                   if not name.startswith("_")})
 
 
-def _load_helpers() -> Any:
+def _load_helpers(filename: str = "childlib.py") -> Any:
     import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "childlib.py")
-    spec = importlib.util.spec_from_file_location("_micrograd_check_childlib", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)
+    spec = importlib.util.spec_from_file_location(f"_micrograd_check_{filename[:-3]}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -53,15 +53,18 @@ def _load_helpers() -> Any:
 # childlib.py (standard library only too), loaded by path under a private name: a learner's
 # own module called `childlib` can neither shadow it nor be shadowed by it.
 _HELPERS = _load_helpers()
+_CONFINE = _load_helpers("confine.py")  # namespaces, capabilities, limits
 (parse_program, run_program, plain, number, safe_repr, safe_str, instance_state, is_two,
  is_zero, is_import, future_flags, source_span, own_attr, instrument_walk, summarize_walk,
- parameters_of, repeated_parameter, shared_neurons, graph_names) = (
+ parameters_of, repeated_parameter, shared_neurons, graph_names, python_lines) = (
     getattr(_HELPERS, name) for name in (
         "parse_program", "run_program", "plain", "number", "safe_repr", "safe_str",
         "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
         "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
-        "shared_neurons", "graph_names"))
+        "shared_neurons", "graph_names", "python_lines"))
 LEAF_ARGS: tuple[tuple[Any, ...], ...] = ((), ((),), ((), ""))
+ARITHMETIC = ("__add__", "__mul__", "__matmul__", "__sub__")
+TENSOR_ONLY = ("__matmul__", "sum", "mean", "reshape", "T")
 (BINARY_TENSOR_OPS, BACKWARD_NAMES, TENSOR_ATTRS, CAPABILITY_ATTRS) = (
     _HELPERS.BINARY_TENSOR_OPS, _HELPERS.BACKWARD_NAMES, _HELPERS.TENSOR_ATTRS,
     _HELPERS.CAPABILITY_ATTRS)
@@ -76,6 +79,10 @@ _dumps, _loads = json.dumps, json.loads
 _setitimer, _signal = signal.setitimer, signal.signal
 _extract_tb = traceback.extract_tb
 MAX_TEXT = 300
+
+
+def has_arithmetic(cls: type) -> bool:
+    return any(callable(getattr(cls, op, None)) for op in ARITHMETIC)
 
 
 class ProbeTimeout(BaseException):
@@ -94,6 +101,7 @@ class Child:
         self.pid = _getpid()
         self.buffer = b""
         self.learner_file = ""
+        self.root = ""
         self.module: Any = None  # the learner's module and class: anything at all
         self.cls: Any = None
         self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
@@ -101,6 +109,9 @@ class Child:
         self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
         self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
         self.leaf_args: tuple[Any, ...] = ()  # what the constructor needs after the number
+        self.from_array = False  # the constructor takes only numpy arrays
+        self.grad_store = "grad"  # the attribute behind the gradient (a grad() method's too)
+        self.shadowed: str | None = None  # an instance attribute that hides the backward method
 
     # -- channel --------------------------------------------------------------------
 
@@ -189,6 +200,7 @@ class Child:
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
+        self.root = os.path.abspath(request["root"])
         self.api = {k: v for k, v in dict(request.get("api") or {}).items() if v}
         sys.path.insert(0, request["root"])
         name = request["module_name"]
@@ -242,7 +254,7 @@ class Child:
               failures: list[Any]) -> list[tuple[int, Any]]:
         """(number, thing to compile): a notebook's cells by line range, else each statement."""
         if cells:
-            lines = source.decode("utf-8").splitlines(keepends=True)
+            lines = python_lines(source.decode("utf-8"), keepends=True)
             return [(n, "\n" * (first - 1) + "".join(lines[first - 1:last]))
                     for n, first, last in cells]
         tree = ast.parse(source, self.learner_file)  # the parent parsed it first: it parses
@@ -256,29 +268,55 @@ class Child:
                 self.discover(cls)
                 return cls, f"class {wanted} (as asked)"
             return None, f"no class named {wanted!r} in the file"
-        # classes defined in the file first, then imported ones (`from engine import Value`)
+        # an engine has arithmetic and a backward entry: a helper class holding a number
+        # (`ScaleBackwardFn(2.0)` with a `propagate` method) is not one; a class without any
+        # arithmetic (a stub) only when nothing else holds a number. Classes defined in the
+        # file before imported ones (`from engine import Value`).
         own = [obj for obj in list(vars(module).values()) if isinstance(obj, type)
                and not issubclass(obj, BaseException) and obj.__module__ != "builtins"]
-        own.sort(key=lambda c: (c.__module__ != module.__name__, c.__name__ != "Value",
-                                c.__name__ != "Tensor"))
+        own.sort(key=lambda c: (not has_arithmetic(c), c.__module__ != module.__name__,
+                                c.__name__ != "Value", c.__name__ != "Tensor"))
+        fallback: type | None = None
         for cls in own:
             if self.discover(cls):
-                return cls, f"class {cls.__name__} (it holds a number and its gradient)"
-        return None, ("no class in the file that takes a number and keeps it with a gradient "
-                      "(like Value(2.0).data and .grad)")
+                if self.backward_entry is not None and has_arithmetic(cls):
+                    return cls, f"class {cls.__name__} (it has arithmetic, a number, its " \
+                                "gradient and a backward entry)"
+                fallback = fallback or cls
+        if fallback is not None and self.discover(fallback):
+            return fallback, f"class {fallback.__name__} (it holds a number and its gradient)"
+        return None, ("no class in the file with arithmetic (__add__, __mul__) that takes a "
+                      "number or an array and keeps it with a gradient (like Value(2.0).data "
+                      "and .grad)")
+
+    def sample(self, cls: type) -> Any:
+        """cls(2.0) (with the extra arguments a constructor without defaults needs), else,
+        when the file uses numpy, cls(np.array(2.0)): a Tensor that takes only arrays."""
+        for extra in LEAF_ARGS:
+            try:
+                made = self.limited(1.0, functools.partial(cls, 2.0, *extra))
+                self.leaf_args, self.from_array = extra, False
+                return made
+            except BaseException:
+                continue
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            for array in (numpy.array(2.0), numpy.array([2.0])):
+                try:
+                    made = self.limited(1.0, functools.partial(cls, array))
+                    self.leaf_args, self.from_array = (), True
+                    return made
+                except BaseException:
+                    continue
+        raise LookupError(cls)
 
     def discover(self, cls: type) -> bool:
         """The data and grad attributes and the backward entry of `cls` (overrides first)."""
         api = self.api
-        for extra in LEAF_ARGS:  # Value(2.0), or Value(2.0, ()) without defaults
-            try:
-                sample = self.limited(1.0, functools.partial(cls, 2.0, *extra))
-                state = instance_state(sample)
-                self.leaf_args = extra
-                break
-            except BaseException:
-                continue
-        else:
+        try:
+            sample = self.sample(cls)
+            state = instance_state(sample)
+        except BaseException:
             return False
         numeric = {k: v for k, v in state.items() if not callable(v)}
         data = api.get("data") or next(
@@ -287,17 +325,28 @@ class Child:
         grad = api.get("grad") or next(  # None before the first backward, as in PyTorch
             (k for k in ("grad", "g", "gradient", "dx")
              if k in numeric and (numeric[k] is None or is_zero(numeric[k]))),
-            next((k for k, v in numeric.items() if k != data and is_zero(v)), None))
+            None) or self.grad_method(cls, sample) or next(
+            (k for k, v in numeric.items() if k != data and is_zero(v)), None)
         if data is None or grad is None:
             return False
         self.data_attr, self.grad_attr = data, grad
-        self.kind = "tensor" if type(numeric.get(data)).__name__ == "ndarray" else "scalar"
+        # where a grad() method keeps the number (for pointing at the lines that write it)
+        self.grad_store = next((k for k, v in numeric.items() if k != data and is_zero(v)),
+                               grad) if grad.startswith("call:") else grad
+        # an ndarray alone does not make a Tensor engine (a scalar Value may keep a 0-d
+        # array): it also needs an array op
+        array_data = type(numeric.get(data)).__name__ == "ndarray"
+        self.kind = "tensor" if array_data and (self.from_array or any(
+            getattr(cls, op, None) is not None for op in TENSOR_ONLY)) else "scalar"
 
         names = [api["backward"]] if api.get("backward") else list(BACKWARD_NAMES) + ["grad"]
+        self.shadowed = None
         for name in names:
             method = getattr(cls, name, None)
-            if callable(method) and name != grad:
+            if callable(method) and name != grad and f"call:{name}" != grad:
                 self.backward_entry = {"kind": "method", "name": name}
+                if name in state:  # `self.backward = lambda: None` in __init__ hides it
+                    self.shadowed = name
                 return True
         for name, obj in list(vars(self.module).items()):
             if isinstance(obj, types.FunctionType) and obj.__module__ == self.module.__name__ \
@@ -308,8 +357,29 @@ class Child:
         self.backward_entry = None  # a class without backward: its own diagnosis
         return True
 
+    def grad_method(self, cls: type, sample: Any) -> str | None:
+        """`v.grad()` returning 0 (or None) on a fresh leaf: the gradient is read by a call."""
+        for name in ("grad", "gradient", "get_grad"):
+            if isinstance(getattr(cls, name, None), types.FunctionType):
+                try:
+                    value = self.limited(1.0, getattr(sample, name))
+                except BaseException:
+                    continue
+                if value is None or is_zero(value):
+                    return f"call:{name}"
+        return None
+
+    def read_grad(self, node: Any) -> Any:
+        """The gradient of a node: an attribute, or the value of `node.NAME()` (call:NAME)."""
+        name = self.grad_attr
+        if name.startswith("call:"):
+            return getattr(node, name[len("call:"):])()
+        return getattr(node, name, None)
+
     def make(self, value: Any) -> Any:
-        """A leaf of the learner's class holding `value`."""
+        """A leaf of the learner's class holding `value` (as an array if it takes only those)."""
+        if self.from_array:
+            value = sys.modules["numpy"].asarray(value, dtype="float64")
         return self.cls(value, *self.leaf_args)
 
     def run_backward(self, out: Any) -> Any:
@@ -318,6 +388,8 @@ class Child:
             raise AttributeError("the class has no backward entry")
         if entry["kind"] == "function":
             return getattr(self.module, entry["name"])(out)
+        if self.shadowed:  # the class's own method, past the instance attribute hiding it
+            return getattr(type(out), entry["name"])(out)
         return getattr(out, entry["name"])()
 
     def call(self, obj: Any, name: str) -> Any:
@@ -345,14 +417,51 @@ class Child:
                         methods["class:" + name.lower()] = source_span(step_back,
                                                                        self.learner_file)
         entry = self.backward_entry
+        helpers: list[list[Any]] = []
         if entry is not None:
             owner = self.module if entry["kind"] == "function" else cls
             found = getattr(owner, entry["name"], None)
             methods["backward"] = source_span(found, self.learner_file) if found else None
+            helpers = self.helpers_of(found)
         return {"found": True, "how": how, "name": cls.__name__, "methods": methods,
+                "shadowed": self.shadowed, "grad_store": self.grad_store, "helpers": helpers,
+                "first_line": self.first_line(cls),
                 "mlp": isinstance(getattr(self.module, "MLP", None), type),
                 "api": {"class": cls.__name__, "backward": entry, "data": self.data_attr,
                         "grad": self.grad_attr, "kind": self.kind}}
+
+    def first_line(self, cls: type) -> int | None:
+        """The first line, in the learner's file, of a function written in the class body."""
+        lines = [span[0] for value in list(vars(cls).values())
+                 if (span := source_span(getattr(value, "fget", value), self.learner_file))]
+        return min(lines) if lines else None
+
+    def helpers_of(self, fn: Any) -> list[list[Any]]:
+        """[file, first, last] of the functions `fn` calls by a global name that live in the
+        learner's other files (a topological sort kept in graph.py), paths relative to root."""
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is None:
+            return []
+        names: list[str] = []
+        codes = [code]
+        while codes:  # the nested functions' names too (def visit(...) inside backward)
+            current = codes.pop()
+            names += current.co_names
+            codes += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+        found: list[list[Any]] = []
+        globals_ = getattr(fn, "__globals__", None) or vars(self.module)
+        for name in dict.fromkeys(names):
+            helper = globals_.get(name)
+            helper_code = getattr(helper, "__code__", None)
+            if not isinstance(helper, types.FunctionType) or helper_code is None:
+                continue
+            path = os.path.abspath(helper_code.co_filename)
+            if path == self.learner_file or not path.startswith(self.root + os.sep):
+                continue
+            lines = [line for _, _, line in helper_code.co_lines() if line is not None]
+            found.append([os.path.relpath(path, self.root).replace(os.sep, "/"),
+                          helper_code.co_firstlineno, max(lines + [helper_code.co_firstlineno])])
+        return found[:8]
 
     # -- probes ------------------------------------------------------------------------
 
@@ -396,8 +505,8 @@ class Child:
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)
             run["stage"] = "done"
-            run["seed"] = number(getattr(out, self.grad_attr))
-            run["grads"] = {name: number(getattr(leaf, self.grad_attr))
+            run["seed"] = number(self.read_grad(out))
+            run["grads"] = {name: number(self.read_grad(leaf))
                             for name, leaf in leaves.items()}
             if calls is not None:
                 run["walk"] = summarize_walk(*calls, prev=self.prev_attr)
@@ -411,7 +520,6 @@ class Child:
         run: dict[str, Any] = {"stage": "forward", "error": None}
 
         def steps() -> None:
-            grad = self.grad_attr
             env = {name: self.make(value) for name, value in request["inputs"].items()}
             leaves = dict(env)
             out = None
@@ -425,7 +533,7 @@ class Child:
             for _ in range(request.get("backward_calls", 1)):
                 self.run_backward(out)
             run["stage"] = "done"
-            run["grads"] = {name: plain(getattr(leaf, grad, None)) for name, leaf in leaves.items()}
+            run["grads"] = {name: plain(self.read_grad(leaf)) for name, leaf in leaves.items()}
 
         try:
             self.limited(request["timeout"], steps)
@@ -462,11 +570,12 @@ class Child:
     def construct(self, request: dict[str, Any]) -> dict[str, Any]:
         v = self.limited(request["timeout"], lambda: self.make(2.0))
         data, grad = self.data_attr, self.grad_attr
-        return {"has_data": hasattr(v, data), "has_grad": hasattr(v, grad),
-                "data": number(getattr(v, data, None)), "grad": number(getattr(v, grad, None))}
+        has_grad = grad.startswith("call:") or hasattr(v, grad)
+        return {"has_data": hasattr(v, data), "has_grad": has_grad,
+                "data": number(getattr(v, data, None)),
+                "grad": number(self.read_grad(v) if has_grad else None)}
 
     def signature(self, request: dict[str, Any]) -> dict[str, Any]:
-        import inspect
         try:
             params = list(inspect.signature(self.cls.__init__).parameters.values())
         except (TypeError, ValueError):
@@ -496,21 +605,21 @@ class Child:
             report["stage"] = "forward"
             xs, ys = request["xs"], request["ys"]
             out = mlp([self.make(v) for v in xs[0]])
-            report["output"] = number(getattr(out, "data", out))
+            report["output"] = number(getattr(out, self.data_attr, out))
             report["stage"] = "training-step"
             for p in params:
-                setattr(p, self.grad_attr, 0.0)
+                if not self.grad_attr.startswith("call:"):  # a grad() method can't be set
+                    setattr(p, self.grad_attr, 0.0)
             loss = self.make(0.0)
             for x, y in zip(xs, ys, strict=True):
                 loss = loss + (mlp([self.make(v) for v in x]) - y) ** 2
             self.run_backward(loss)
             report["loss"] = number(getattr(loss, self.data_attr))
-            report["grads"] = [number(getattr(p, self.grad_attr)) for p in params]
+            report["grads"] = [number(self.read_grad(p)) for p in params]
             if callable(getattr(mlp, "zero_grad", None)):
                 report["stage"] = "zero-grad"
                 mlp.zero_grad()
-                report["grads_after_zero_grad"] = [number(getattr(p, self.grad_attr))
-                                                   for p in params]
+                report["grads_after_zero_grad"] = [number(self.read_grad(p)) for p in params]
                 report["zero_grad_span"] = source_span(type(mlp).zero_grad, self.learner_file)
             report["stage"] = "done"
         except BaseException as error:
@@ -518,62 +627,20 @@ class Child:
         return report
 
 
-CAP_SYS_RESOURCE = 24                 # linux/capability.h
-PR_CAPBSET_DROP = 24                  # linux/prctl.h
-LINUX_CAPABILITY_VERSION_3 = 0x20080522
-
-
-def drop_sys_resource() -> bool:
-    """As root, give up CAP_SYS_RESOURCE (the right to raise hard limits) for good: from the
-    effective and permitted sets (capset) and the bounding set (so an exec can't regain it).
-    True if it is gone. Root still ignores RLIMIT_NPROC (the kernel exempts uid 0)."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False
-    import ctypes
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0)
-        header, data = Header(LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
-        if libc.capget(ctypes.byref(header), data) != 0:
-            return False
-        mask = ~(1 << CAP_SYS_RESOURCE) & 0xFFFFFFFF  # bit 24 lives in the first word
-        data[0].effective &= mask
-        data[0].permitted &= mask
-        data[0].inheritable &= mask
-        return bool(libc.capset(ctypes.byref(header), data) == 0)
-    except (OSError, AttributeError):
-        return False
-
-
-def apply_limits(limits: dict[str, Any]) -> None:
-    """soft = hard: the learner's file cannot raise them again (only lower them)."""
-    drop_sys_resource()
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the output cap a write fails instead
-    for name, value in limits.items():
-        kind = getattr(resource, name)
-        _, hard = resource.getrlimit(kind)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(kind, (value, value))
-
-
 def main(argv: list[str]) -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # not our package
     child = Child(int(argv[1]), int(argv[2]))
     start = child.receive()  # the limits come first, before any learner code
-    apply_limits(start["limits"])
+    isolated = bool(start.get("namespace")) and _CONFINE.enter_pid_namespace(
+        [str(p) for p in start.get("read_only", [])])
+    child.pid = _getpid()  # process 1 inside the namespace
+    _CONFINE.apply_limits(start["limits"])
     sys.setrecursionlimit(start.get("recursion_limit", 1000))
     os.environ.setdefault("MPLBACKEND", "Agg")
-    child.send(start, {"ready": True})
+    # the learner's code finds no way to this program through sys.modules['__main__']
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    child.send(start, {"ready": True, "namespace": isolated})
     child.serve()
 
 

@@ -15,6 +15,7 @@ import json
 import numbers
 import operator
 import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -146,6 +147,22 @@ def plain(x: Any) -> Any:
 BACKWARD_NAMES = ("backward", "backprop", "back_prop", "backpropagate", "backward_pass",
                   "back_propagate", "propagate")
 TENSOR_ATTRS = ("__matmul__", "sum", "mean", "reshape", "T", "softmax", "cross_entropy")
+
+
+PYTHON_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def python_lines(text: str, keepends: bool = False) -> list[str]:
+    """Lines as Python's tokenizer sees them: only \\n, \\r\\n and \\r end one (str.splitlines
+    also splits at U+2028, U+0085, form feeds..., which may sit inside a string literal)."""
+    if not text:
+        return []
+    ends = [m.end() if keepends else m.start() for m in PYTHON_LINE_END.finditer(text)]
+    starts = [0] + [m.end() for m in PYTHON_LINE_END.finditer(text)]
+    lines = [text[start:end] for start, end in zip(starts, ends, strict=False)]
+    if starts[-1] < len(text):
+        lines.append(text[starts[-1]:])
+    return lines
 
 
 def is_import(unit: Any) -> bool:
@@ -301,8 +318,9 @@ def shared_neurons(mlp: Any) -> list[str]:
 
 def number(x: Any) -> Any:
     """A number as JSON can carry it; anything else as {'type', 'repr'} for the parent."""
-    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)):
-        try:
+    if type(x) in (int, float) or (isinstance(x, numbers.Real) and not isinstance(x, bool)) \
+            or (type(x).__name__ == "ndarray" and getattr(x, "size", 0) == 1):
+        try:  # a 0-d or one-element ndarray: a scalar engine that keeps numpy numbers
             return float(x)
         except BaseException:
             pass

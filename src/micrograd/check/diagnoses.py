@@ -444,6 +444,23 @@ _add("no-backward", "the class has no backward entry",
      "Value(2.0).backward()  ->  AttributeError",
      "add  def backward(self): ...  to the class (topological sort, seed self.grad = 1, "
      "call _backward in reverse), or name yours: micrograd check FILE --backward NAME")
+_add("too-little-checked", "too little of the class could be checked",
+     """Nearly every probe needs an op the class does not have, so a PASS would say nothing.
+     Either the checker picked a class that is not your engine (a helper class that happens
+     to hold a number), or the engine is at its very start. The report lists what was
+     missing.""",
+     "class ScaleFn: def __init__(self, k): self.k = k   ->  not an engine",
+     "name your engine's class: micrograd check FILE:ClassName, or write + and * first",
+     "")
+_add("backward-shadowed", "an instance attribute hides the backward() method",
+     """Your __init__ assigns `self.backward = ...` (most likely meant `self._backward`). An
+     attribute set on the instance is found before the class's method of the same name, so
+     `loss.backward()` runs that attribute (a lambda doing nothing) and no gradient ever
+     flows. The checker calls your class's backward() directly so the rest still gets
+     checked; your own code would not.""",
+     "loss.backward()  ->  runs lambda: None; every .grad stays 0",
+     "in __init__, write  self._backward = lambda: None  (with the underscore)",
+     "lecture 1:05")
 _add("div-no-backward", "`/` makes its node without a _backward",
      """Your __truediv__ computes the quotient in a new node but never sets that node's
      _backward, so backward() passes nothing through `/`: both inputs keep gradient 0.

@@ -119,6 +119,9 @@ class Report:
         (a NUL or ESC in an exception must reach neither the terminal nor the XML raw)."""
         self.path = printable(self.path)
         self.class_found_how = printable(self.class_found_how)
+        if self.class_name is not None:
+            self.class_name = printable(self.class_name)
+        self.api = _printable_value(self.api)  # a name with a lone surrogate: escaped
         self.stdout = printable(self.stdout, keep="\n\t")
         for p in self.probes:
             p.expression, p.detail = printable(p.expression), printable(p.detail)
@@ -242,8 +245,11 @@ def render_text(report: Report, colour: bool = False) -> str:
         if first.detail:
             lines.append(f"  detail: {first.detail}")
         if first.line is not None:
-            where = first.line if isinstance(first.line, str) else f"line {first.line}"
-            lines.append(f"  at {where} of {report.path}")  # 'cell 3, line 2' in a notebook
+            if isinstance(first.line, str) and ".py, line " in first.line:
+                lines.append(f"  at {first.line} (a file next to {report.path})")
+            else:  # 'cell 3, line 2' in a notebook
+                where = first.line if isinstance(first.line, str) else f"line {first.line}"
+                lines.append(f"  at {where} of {report.path}")
         for frame in first.where[-3:]:
             lines.append(f"    {frame}")
         if entry.fix:

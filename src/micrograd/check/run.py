@@ -7,6 +7,7 @@ sends one request per probe; every verdict is made here from the child's observa
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import math
 import re
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.check import mlp, tensor
+from micrograd.check.childlib import BACKWARD_NAMES, python_lines
 from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import LIMITS, ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
@@ -26,17 +28,21 @@ from micrograd.check.source import Learner, copy_into, parse_for_checks, read_le
 from micrograd.check.static import Finding, ScanTimeout, static_findings
 from micrograd.check.verdicts import (
     Engine,
+    Helper,
     follows_from,
     from_exception,
     judge,
     limit_line,
     missing_result,
+    proven_causes,
 )
 
 START_SECONDS = 10.0   # the child's interpreter start (imports only the standard library)
 GRACE = 2.0            # beyond the child's own alarm before the parent stops waiting
 MAX_TIMEOUTS = 2       # an engine that hangs would hang every probe: stop after two
 SCAN_SHARE = 0.25      # of --timeout, for the parent's own source scan
+MOSTLY_MISSING = 0.8   # more MISSING probes than this share: the run can't be a PASS
+MIN_PASSED = 3         # nor with fewer passing probes than this
 
 
 class Terminated(BaseException):
@@ -103,9 +109,14 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     source_probes = _scan(scan_text, tree, learner, started + SCAN_SHARE * timeout)
 
     with Sandbox(Limits(memory_mb=memory_mb, cpu_seconds=timeout)) as box:
+        box.read_only = _read_only_folders(learner, box.folder)
         skipped: list[str] = []
-        target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped)
+        texts: dict[str, str] = {}
+        target = copy_into(learner, box.work, tree if learner.cells is None else None, skipped,
+                           texts)
         session = Session(box, learner, deadline, probe_timeout, overrides)
+        session.other_files = texts
+        session.engine_classes = engine_classes(tree)
         probes = session.run(target, class_name)
         if skipped:
             probes.insert(0, ProbeResult(
@@ -132,14 +143,42 @@ def check_engine(path: str | Path, class_name: str | None = None, timeout: float
     return report
 
 
+def engine_classes(tree: Any) -> dict[str, int]:
+    """Top-level classes of the file with arithmetic (`__add__`, `__mul__`, ...) and a
+    backward-like method, by name -> line: read before the file runs, so its code can't
+    change what they are."""
+    found: dict[str, int] = {}
+    for node in getattr(tree, "body", []):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        names = {item.name for item in node.body
+                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if names & {"__add__", "__mul__", "__matmul__", "__sub__"} \
+                and names & (set(BACKWARD_NAMES) | {"grad"}):
+            found[node.name] = node.lineno
+    return found
+
+
+def _read_only_folders(learner: Learner, scratch: Path) -> list[str]:
+    """The learner's folder (the package's for a file in one), mounted read-only for the child
+    where it runs in its own namespace; not when the scratch folder lies inside it."""
+    folder = (learner.package_root or learner.path.resolve().parent).resolve()
+    scratch = scratch.resolve()
+    return [] if scratch == folder or folder in scratch.parents else [str(folder)]
+
+
 def checked_api(api: dict[str, str | None] | None) -> dict[str, str]:
     """--backward/--data/--grad: each a Python identifier (they are looked up, never run)."""
     chosen = {k: v for k, v in dict(api or {}).items() if v}
     for key, value in chosen.items():
         if key not in ("backward", "data", "grad"):
             raise ValueError(f"unknown API override {key!r}; expected backward, data or grad")
-        if not isinstance(value, str) or not value.isidentifier():
-            raise ValueError(f"--{key} must be a Python name (like {key}), got {value!r}")
+        name = value[len("call:"):] if key == "grad" and isinstance(value, str) \
+            and value.startswith("call:") else value  # `v.grad()`: read by calling it
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"--{key} must be a Python name (like {key}"
+                             + (", or call:grad for a method" if key == "grad" else "")
+                             + f"), got {value!r}")
     return chosen
 
 
@@ -156,6 +195,9 @@ class Session:
         self.class_name: str | None = None
         self.class_how = "the file was not loaded"
         self.results: list[ProbeResult] = []
+        self.other_files: dict[str, str] = {}  # the learner's other .py files, as copied
+        self.probe_ops: dict[str, str] = {}     # probe id -> the op it tests
+        self.engine_classes: dict[str, int] = {}  # engine-like class statements, read by ast
         self.timeouts: list[str] = []
         self.stopped: str | None = None  # why no further probe can run
 
@@ -172,15 +214,19 @@ class Session:
         if engine is None:
             return self.results
         if engine.kind == "tensor":
-            for tensor_probe in tensor.tensor_probes():
+            for tensor_probe in tensor.in_order(tensor.tensor_probes(),
+                                                lambda op: tensor.has(engine.methods, op)):
                 self._tensor_probe(tensor_probe, engine)
+            self._too_little_checked()
             self.box.drain()
             return self.results
         plan = structural_probes() + engine_probes(engine.has("tanh"))
+        self.probe_ops = {p.id: p.op for p in plan}
         for probe in plan:
             self._probe(probe, engine)
         if engine.has_mlp:
             self._nn(engine, [p.id for p in plan])
+        self._too_little_checked()
         self.box.drain()
         for record in self.results:  # a second report for a probe: the run can't be trusted
             if record.id in self.box.spoiled:
@@ -188,6 +234,20 @@ class Session:
                 record.detail = "the probe got more than one report (a forged or copied line)"
                 record.consequence_of = None
         return self.results
+
+    def _too_little_checked(self) -> None:
+        """A run where most probes are MISSING is never a PASS: the class checked may not be
+        the engine (a helper holding a number), or too little of it exists to judge."""
+        probed = [r for r in self.results if r.group not in ("load", "source")]
+        missing = sum(1 for r in probed if r.status == "missing")
+        passed = sum(1 for r in probed if r.status == "pass")
+        if probed and (missing > MOSTLY_MISSING * len(probed) or passed < MIN_PASSED) \
+                and not any(r.status in ("fail", "error", "limit") for r in probed):
+            self.results.append(ProbeResult(
+                "coverage", "load", "error", "check enough of the engine", "too-little-checked",
+                detail=f"{missing} of {len(probed)} probes are MISSING and {passed} passed: "
+                       f"class {self.class_name} has too few ops to be judged; if it is not "
+                       "your engine, name it (FILE:Class)"))
 
     # -- load --------------------------------------------------------------------------
 
@@ -222,6 +282,18 @@ class Session:
                                line=_line(stuck.get("line")), where=_texts(stuck.get("where")))
         self.results.append(load)
         self.class_name, self.class_how = info.get("name"), str(info.get("how", ""))
+        where = self._class_statement(info)
+        self.class_how += f" ({where})" if where else " (not defined in this file)"
+        if where is None and class_name is None and self.class_name in self.engine_classes:
+            # the file writes its own engine class of that name, yet the class found lives
+            # elsewhere: made by exec, swapped in, or shadowed by an import of the same name
+            own = ", ".join(f"class {n} ({self._where(line)})"
+                            for n, line in self.engine_classes.items())
+            self.results.append(ProbeResult(
+                "find-class", "load", "error", "find the Value class", "untrusted-report",
+                detail=f"the class the child used is not defined in the file, which defines "
+                       f"{own}; name it with FILE:Class"))
+            return None
         if not info.get("found"):
             raised = [line for line in map(self._class_line, failures) if line is not None]
             self.results.append(ProbeResult(  # a notebook's 'line N' becomes 'cell 3, line 2'
@@ -234,9 +306,13 @@ class Session:
         api = dict(info.get("api") or {})
         self.api = {k: api.get(k) for k in ("class", "backward", "data", "grad")}
         engine = Engine(name=str(self.class_name), methods=methods,
-                        source_lines=self.learner.text.splitlines(),
+                        source_lines=python_lines(self.learner.text),
                         has_mlp=bool(info.get("mlp")), kind=str(api.get("kind", "scalar")),
-                        grad_attr=str(api.get("grad") or "grad"))
+                        grad_attr=str(info.get("grad_store") or api.get("grad") or "grad"))
+        engine.elsewhere = self._helpers(info.get("helpers"))
+        shadowed = info.get("shadowed")
+        if isinstance(shadowed, str) and shadowed.isidentifier():
+            self.results.append(self._shadowed(engine, shadowed))
         if api.get("backward") is None and any(engine.has(op) for op in OPS):
             self.results.append(ProbeResult(
                 "find-backward", "load", "fail", "find the backward entry", "no-backward",
@@ -246,6 +322,32 @@ class Session:
                 line=(methods.get("__init__") or [None])[0]))
             return None
         return engine
+
+    def _helpers(self, reported: Any) -> list[Helper]:
+        """The functions backward() calls from the learner's other files (a topological sort
+        in graph.py): their text comes from the copy made before the child ran."""
+        helpers: list[Helper] = []
+        for entry in reported if isinstance(reported, list) else []:
+            try:
+                file, first, last = str(entry[0]), int(entry[1]), int(entry[2])
+            except (TypeError, ValueError, IndexError):
+                continue
+            text = self.other_files.get(file)
+            if text is not None and 1 <= first <= last:
+                helpers.append(Helper(file, first, last, python_lines(text)))
+        return helpers
+
+    def _shadowed(self, engine: Engine, name: str) -> ProbeResult:
+        """`self.backward = ...` on each instance hides the class's backward() method: every
+        `loss.backward()` runs the attribute instead. The probes call the class's method, so
+        the bugs behind it still show; this names the line that hides it."""
+        line = engine.line_in("__init__", rf"\bself\.{re.escape(name)}\s*=(?!=)") \
+            or engine.line_in_class(rf"\.{re.escape(name)}\s*=(?!=)")
+        return ProbeResult("backward-shadowed", "backward", "fail", f"root.{name}()",
+                           "backward-shadowed", line=line,
+                           detail=f"__init__ sets an instance attribute {name!r}, which hides "
+                                  f"the method {name}() of class {engine.name}; the probes "
+                                  "below call the method itself")
 
     def _load_warning(self, failure: dict[str, Any]) -> ProbeResult:
         """A top-level statement (or notebook cell) that raised or ran too long: a WARN."""
@@ -271,10 +373,27 @@ class Session:
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
                            line=_line(error.get("line")), where=_texts(error.get("where")))
 
+    def _class_statement(self, info: dict[str, Any]) -> str | None:
+        """'line 12': the `class NAME` statement just above the class's methods in the
+        learner's file (a class made elsewhere, by exec or imported, has none here)."""
+        name, first = info.get("name"), info.get("first_line")
+        if not isinstance(name, str) or not isinstance(first, int) or isinstance(first, bool):
+            return None
+        lines = python_lines(self.learner.text)
+        pattern = re.compile(rf"\s*class\s+{re.escape(name)}\b")
+        line = next((n for n in range(min(first, len(lines)), 0, -1)
+                     if pattern.match(lines[n - 1])), None)
+        return None if line is None else self._where(line)
+
+    def _where(self, line: int) -> str:
+        """'line 12', or 'cell 2, line 3' in a notebook."""
+        placed = self.learner.place(line)
+        return f"line {placed}" if isinstance(placed, int) else str(placed)
+
     def _class_line(self, failure: dict[str, Any]) -> int | None:
         """The line of the class statement in a unit that raised (a .py statement starting
         with `class`, or the first class statement of a notebook cell), else None."""
-        unit, lines = failure.get("unit"), self.learner.text.splitlines()
+        unit, lines = failure.get("unit"), python_lines(self.learner.text)
         if not isinstance(unit, int) or isinstance(unit, bool):
             return None
         if self.learner.cells is None:
@@ -289,7 +408,7 @@ class Session:
     def _annotation_line(self, line: Any, message: str) -> bool:
         """`other: Value` (or `-> Value`) on the line that raised NameError for Value."""
         found = re.search(r"name '(\w+)' is not defined", message)
-        lines = self.learner.text.splitlines()
+        lines = python_lines(self.learner.text)
         if not found or not isinstance(line, int) or not 1 <= line <= len(lines):
             return False
         name = re.escape(found.group(1))
@@ -309,7 +428,7 @@ class Session:
             record = self._ask_and_judge(probe, engine)
         if record is None:
             return
-        follows_from(record, probe.after, engine.failed)
+        follows_from(record, proven_causes(probe, self.probe_ops, engine), engine.failed)
         if record.status == "fail" and record.diagnosis in LIMITS:
             record.status = "limit"  # the lecture's design does it too: shown, not a failure
             record.line = limit_line(engine, record.diagnosis) or record.line
@@ -326,12 +445,15 @@ class Session:
         """One numpy Tensor probe: missing ops are not probed; the rest as `_probe`."""
         if self.stopped or len(self.timeouts) >= MAX_TIMEOUTS:
             return
-        lacking = [op for op in probe.needs if not tensor.has(engine.methods, op)]
-        if lacking:
+        usable = tensor.routed(probe, lambda op: tensor.has(engine.methods, op))
+        if usable is None:  # an op the probe can't do without: not probed, never a FAIL
+            lacking = [op for op in dict.fromkeys(probe.needs + tuple(tensor.step_ops(probe)))
+                       if not tensor.has(engine.methods, op)]
             self.results.append(ProbeResult(probe.id, "tensor", "missing", probe.title,
                                             f"missing-{lacking[0]}",
                                             detail="the class has no " + ", ".join(lacking)))
             return
+        probe = usable
         try:
             record = self._ask_tensor(probe, self.one_hot)
             if probe.op == "cross_entropy" and not self.one_hot and record.status == "fail" \
@@ -349,10 +471,19 @@ class Session:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             record = ProbeResult(probe.id, "tensor", "error", probe.title, "untrusted-report",
                                  detail=f"a report of the wrong shape ({type(error).__name__})")
+        if probe.extra.get("seeded") and record.status == "fail" \
+                and record.detail.startswith("backward raised") \
+                and engine.in_method("backward", record.line):
+            # backward() itself refuses a non-scalar root, and there is no .sum() to make one
+            record.status, record.diagnosis = "missing", "missing-sum"
+            record.detail = "backward() takes only a scalar loss and the class has no sum(); " \
+                + record.detail
         if record.status == "fail" and record.diagnosis not in LIMITS:
             record.line = tensor.tensor_line(engine, record.diagnosis or "", probe.op) \
                 or record.line
-        follows_from(record, probe.after, engine.failed)
+        after = probe.after + (tensor.SUM_AXIS if probe.op != "sum" and tensor.called_sum(record)
+                               else ())
+        follows_from(record, after, engine.failed)
         if record.status == "fail" and record.diagnosis in LIMITS:
             record.status = "limit"
             record.line = limit_line(engine, record.diagnosis) or record.line

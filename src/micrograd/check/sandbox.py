@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,12 @@ NPROC_HEADROOM = 64                # processes the child may add to the user's c
 RUN_TOKEN = "MICROGRAD_CHECK_RUN"  # in the child's environment: finds its descendants
 ENV_ALLOWED = ("PATH", "LANG", "LANGUAGE", "TZ")
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
+NAMESPACE = True  # ask for a PID namespace (as root on Linux); tests turn it off for the fallback
 _ACTIVE_CHILDREN: set[int] = set()  # children of running checks (threads): never reaped here
+# held while a check starts its child and while one looks for processes to kill: a child
+# being started by another thread is, for a moment, an unknown process in its own session
+_SPAWN_LOCK = threading.Lock()
 
 
 class Untrusted(Exception):
@@ -72,16 +78,27 @@ def user_process_count() -> int:
     return count
 
 
-def become_subreaper() -> bool:
-    """Orphans of the child's descendants are re-parented to this process, not to init, so
-    they can be found and killed (Linux only; elsewhere the process group is the net)."""
+def _prctl(option: int, value: int) -> bool:
+    """prctl(option, value) on Linux; False where there is no such call or it failed."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+def become_subreaper() -> bool:
+    """Orphans of the child's descendants are re-parented to this process, not to init, so
+    they can be found and killed (Linux only; elsewhere the process group is the net)."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def become_undumpable() -> bool:
+    """No core dump, and /proc/<this pid>/environ, mem, fd/ closed to same-user processes
+    without CAP_SYS_PTRACE (the checked file's code can't read the checker's environment)."""
+    return _prctl(PR_SET_DUMPABLE, 0)
 
 
 def clean_environment(home: Path, token: str) -> dict[str, str]:
@@ -106,6 +123,11 @@ class Sandbox:
     spoiled: set[str] = field(default_factory=set)           # ids whose report was duplicated
     abandoned: set[str] = field(default_factory=set)         # nonces of untrusted requests
     ignored_forks: int = 0
+    read_only: list[str] = field(default_factory=list)  # the learner's folder: not writable
+    namespaced: bool = False      # the child runs as process 1 of its own PID namespace
+    child_pid: int | None = None  # the pid the child reports as its own (1 in a namespace)
+    _output_fd: int | None = None
+    _started: float = 0.0
     _buffer: bytes = b""
     _received: int = 0
     _requests: int | None = None
@@ -131,21 +153,31 @@ class Sandbox:
     def start(self, seconds: float = 10.0) -> None:
         """Start the child in its own session, with the limits, on the private channel."""
         become_subreaper()
+        become_undumpable()
         request_read, self._requests = os.pipe()
         self._reports, report_write = os.pipe()
+        self._started = time.time()
         try:
             with open(self.output_file, "wb") as output:
-                self.process = subprocess.Popen(
-                    [sys.executable, "-I", "-B", "-u", str(self.program), str(request_read),
-                     str(report_write)],
-                    cwd=self.work, env=clean_environment(self.work, self.token),
-                    stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                    start_new_session=True, pass_fds=(request_read, report_write))
+                # read back through this descriptor, never by path: the learner's code may
+                # replace the file with a FIFO or a symlink to /proc/self/environ
+                self._output_fd = os.open(self.output_file,
+                                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with _SPAWN_LOCK:
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-I", "-B", "-u", str(self.program),
+                         str(request_read), str(report_write)],
+                        cwd=self.work, env=clean_environment(self.work, self.token),
+                        stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                        start_new_session=True, pass_fds=(request_read, report_write))
+                    _ACTIVE_CHILDREN.add(self.process.pid)
         finally:
             os.close(request_read)
             os.close(report_write)
-        _ACTIVE_CHILDREN.add(self.process.pid)
-        self.ask({"do": "start", "limits": self.limits.as_rlimits()}, seconds, "start")
+        ready = self.ask({"do": "start", "limits": self.limits.as_rlimits(),
+                          "namespace": NAMESPACE, "read_only": self.read_only}, seconds,
+                         "start")
+        self.namespaced = ready.get("namespace") is True
 
     def ask(self, request: dict[str, Any], seconds: float, request_id: str) -> dict[str, Any]:
         """Send one request; return the one report for it (raises Untrusted or ChildGone)."""
@@ -207,7 +239,11 @@ class Sandbox:
             if not isinstance(message, dict) or not isinstance(message.get("nonce"), str) \
                     or not isinstance(message.get("id"), str):
                 raise Untrusted("a report without id and nonce")
-            if message.get("pid") != (self.process.pid if self.process else None):
+            if self.child_pid is None and self.process is not None:
+                # the first report ("ready") comes before any learner code runs: its pid is
+                # the child's own (1 when it is process 1 of a PID namespace)
+                self.child_pid = message.get("pid")
+            if message.get("pid") != self.child_pid:
                 self.ignored_forks += 1  # a copy made by os.fork(): not the child we started
                 continue
             return message
@@ -230,10 +266,12 @@ class Sandbox:
 
     def learner_output(self) -> str:
         """The first few thousand characters the learner's code printed; notes a cut."""
+        if self._output_fd is None:
+            return ""
         try:
-            size = self.output_file.stat().st_size
-            with open(self.output_file, "rb") as file:
-                text = file.read(OUTPUT_SHOWN * 4).decode("utf-8", "replace")[:OUTPUT_SHOWN]
+            size = os.fstat(self._output_fd).st_size
+            text = os.pread(self._output_fd, OUTPUT_SHOWN * 4, 0).decode(
+                "utf-8", "replace")[:OUTPUT_SHOWN]
         except OSError:
             return ""
         if size >= self.limits.output_bytes:
@@ -251,8 +289,12 @@ class Sandbox:
                     os.close(fd)
         self._requests = self._reports = None
         if self.process is not None:
-            kill_descendants(self.process, self.token)
+            kill_descendants(self.process, self.token, self._started)
             _ACTIVE_CHILDREN.discard(self.process.pid)
+        if self._output_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._output_fd)
+            self._output_fd = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -267,8 +309,8 @@ def _proc_pids() -> list[str]:
         return []
 
 
-def _stat(pid: str) -> tuple[str, int, int] | None:
-    """(state, parent pid, session id) from /proc/PID/stat."""
+def _stat(pid: str) -> tuple[str, int, int, int] | None:
+    """(state, parent pid, session id, start time in clock ticks) from /proc/PID/stat."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as file:
             text = file.read().decode("ascii", "replace")
@@ -276,9 +318,19 @@ def _stat(pid: str) -> tuple[str, int, int] | None:
         return None
     fields = text[text.rfind(")") + 2:].split()
     try:
-        return fields[0], int(fields[1]), int(fields[3])
+        return fields[0], int(fields[1]), int(fields[3]), int(fields[19])
     except (IndexError, ValueError):
         return None
+
+
+def _boot_ticks(when: float) -> int:
+    """A wall-clock time as /proc's start times count: clock ticks since boot."""
+    try:
+        with open("/proc/uptime", "rb") as file:
+            uptime = float(file.read().split()[0])
+        return int((uptime - (time.time() - when)) * os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _has_token(pid: str, marker: bytes) -> bool:
@@ -289,36 +341,48 @@ def _has_token(pid: str, marker: bytes) -> bool:
         return False
 
 
-def descendants(root: int, token: str) -> set[int]:
+def descendants(root: int, token: str, started: float = 0.0) -> set[int]:
     """Live processes that came from the child: its session, anything whose environment
-    carries this run's token (a setsid daemon keeps it), and their children."""
+    carries this run's token (a setsid daemon keeps it), orphans re-parented to this process
+    (its subreaper) in a session of their own since the child started (a double fork with an
+    empty environment keeps neither), and all their children."""
     marker = f"{RUN_TOKEN}={token}".encode()
+    me, my_session = os.getpid(), os.getsid(0)
+    since = _boot_ticks(started) - 1 if started else None
     table = {}
     for pid in _proc_pids():
         stat = _stat(pid)
         if stat is not None and stat[0] not in ("Z", "X"):
             table[int(pid)] = stat
-    found = {pid for pid, (_, _, sid) in table.items() if sid == root or pid == root}
+    found = {pid for pid, (_, _, sid, _) in table.items() if sid == root or pid == root}
     found |= {pid for pid in table if pid not in found and _has_token(str(pid), marker)}
+    if since is not None:
+        found |= {pid for pid, (_, ppid, sid, start) in table.items()
+                  if ppid == me and sid != my_session and start >= since
+                  and pid not in _ACTIVE_CHILDREN}
     found.discard(os.getpid())
     grew = True
     while grew:
-        extra = {pid for pid, (_, ppid, _) in table.items() if ppid in found and pid not in found}
+        extra = {pid for pid, (_, ppid, _, _) in table.items()
+                 if ppid in found and pid not in found}
         found |= extra
         grew = bool(extra)
     return found
 
 
-def kill_descendants(process: subprocess.Popen[bytes], token: str, rounds: int = 200) -> None:
+def kill_descendants(process: subprocess.Popen[bytes], token: str, started: float = 0.0,
+                     rounds: int = 200) -> None:
     """SIGKILL the child's process group and every descendant until none is left; reap the
     ones re-parented to us (we are their subreaper)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     for _ in range(rounds):
-        alive = descendants(process.pid, token) if sys.platform.startswith("linux") else set()
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        with _SPAWN_LOCK:
+            alive = descendants(process.pid, token, started) \
+                if sys.platform.startswith("linux") else set()
+            for pid in alive:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         _reap_orphans(process.pid)
         if not alive:
             break

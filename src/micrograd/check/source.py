@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from micrograd.check.childlib import PARSE_LOCK
+from micrograd.check.childlib import PARSE_LOCK, python_lines
 
 MAX_SOURCE_BYTES = 1024 * 1024         # Python source (learners' engines are a few KB): parsing
                                        # and scanning it must fit well inside --timeout
@@ -119,7 +119,7 @@ def notebook_to_source(cells: list[dict[str, Any]],
         source = "".join(source) if isinstance(source, list) else source
         lines.append(f"# %% cell {number}")
         origin.append(f"cell {number}")
-        body = source.splitlines()
+        body = python_lines(source)  # U+2028 inside a string is not a line break
         for offset, line in enumerate(body, start=1):
             stripped = line.lstrip()
             if stripped.startswith(("%", "!")):
@@ -181,9 +181,11 @@ def package_module(path: Path) -> tuple[Path | None, str | None]:
 
 
 def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None,
-              skipped: list[str] | None = None) -> Path:
+              skipped: list[str] | None = None, texts: dict[str, str] | None = None) -> Path:
     """Copy what the child needs into `work`; return the path the child loads. Files left out
-    (past MAX_COPIED_FILES / MAX_COPIED_BYTES) are named in `skipped`.
+    (past MAX_COPIED_FILES / MAX_COPIED_BYTES) are named in `skipped`. `texts` receives the
+    copied .py files' text by their path in `work` (the pointers into another of the learner's
+    files are read from it, never from the copy the learner's code could change).
 
     A loose file: it and the .py/.ipynb files next to it (and the packages next to it that it
     imports). A file inside a package: that package's .py files. A notebook: its joined
@@ -201,6 +203,9 @@ def copy_into(learner: Learner, work: Path, tree: ast.Module | None = None,
         budget[1] -= size
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+        if texts is not None and target.suffix == ".py":
+            texts[target.relative_to(work).as_posix()] = \
+                target.read_bytes().decode("utf-8", "replace")
 
     if learner.package_root is not None:
         top = learner.package_root / learner.module_name.split(".")[0]

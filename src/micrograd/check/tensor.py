@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from micrograd.check.report import ProbeResult
-from micrograd.check.verdicts import Engine
+from micrograd.check.verdicts import Engine, concrete_advice
 
 Steps = list[tuple[str, str, list[str], dict[str, Any]]]
 ArrayFn = Callable[..., Any]
@@ -206,7 +206,8 @@ def tensor_probes() -> list[TensorProbe]:
                     inputs={"x": [1.0, 2.0], "c": [0.0, 0.0]},
                     reference=lambda x, c: (x + 2000 * c).sum(), op="backward",
                     diagnosis="wrong-topo-order", needs=("add", "sum"),
-                    after=HARNESS + ("t-add",), title="x + c, 2000 times, then .sum()"),
+                    after=HARNESS + ("t-add", "t-reuse"),  # c is used 2000 times
+                    title="x + c, 2000 times, then .sum()"),
         TensorProbe(id="t-backward-twice", steps=[("t", "add", ["x", "z"], {}),
                                                   ("y", "add", ["t", "x"], {}),
                                                   ("loss", "sum", ["y"], {})],
@@ -217,6 +218,82 @@ def tensor_probes() -> list[TensorProbe]:
                     title="y = ((x + z) + x).sum(); y.backward(); y.backward()"),
     ]
     return probes
+
+
+def step_ops(probe: TensorProbe) -> list[str]:
+    """Every op the probe's steps use, in order (the scaffolding's `*` and `.sum()` too)."""
+    return list(dict.fromkeys(op for _, op, _, _ in probe.steps))
+
+
+def routed(probe: TensorProbe, has_op: Callable[[str], bool]) -> TensorProbe | None:
+    """The probe rewritten to use only the ops the engine has, or None if it can't be.
+
+    The scaffolding around the op under test is `(y * r).sum()`. Without `.sum()` the
+    gradient is seeded by backward() itself on the non-scalar y (the engines that lack a sum
+    seed it with ones), so the probe checks d sum(y); without `*`, `(y @ c).sum()` with c a
+    column of r (through the learner's own `@`) or else `y.sum()` replaces the weighting. The
+    reference gets r as the weights actually used (ones, or c's broadcast)."""
+    if all(has_op(op) for op in step_ops(probe)):
+        return probe
+    steps, seeded = list(probe.steps), False
+    ones: list[str] = []
+    last = steps[-1]
+    if last[1] == "sum" and not last[3] and not has_op("sum"):
+        steps, seeded = steps[:-1], True
+    at = len(steps) - (1 if seeded else 2)  # `_w = y * r` (see `weighted`)
+    weighting = steps[at] if at >= 0 and steps[at][0] == "_w" else None
+    inputs, column = dict(probe.inputs), ""
+    if weighting is not None and (seeded or not has_op("mul")):
+        y, r = weighting[2]
+        rows = probe.inputs[r]
+        if not seeded and has_op("matmul") and isinstance(rows[0], list):
+            # `(y @ c).sum()`: the upstream gradient of y[i, j] is c[j], still mixed signs
+            column = r
+            inputs[r] = [[value] for value in rows[0]]
+            steps[at] = ("_w", "matmul", [y, r], {})
+        else:
+            ones.append(r)
+            del inputs[r]
+            steps = steps[:at] + ([] if seeded else [("loss", "sum", [y], {})])
+    if not steps or not all(has_op(op) for _, op, _, _ in steps):
+        return None
+    names = list(probe.inputs)
+
+    def reference(*arrays: Any) -> Any:
+        np = _np()
+        given = dict(zip(inputs, arrays, strict=True))
+        full = [np.ones(np.shape(probe.inputs[n])) if n in ones
+                else np.broadcast_to(given[n][:, 0], np.shape(probe.inputs[n])) if n == column
+                else given[n] for n in names]
+        return probe.reference(*full).sum() if seeded else probe.reference(*full)
+
+    how = ("backward() seeds y with ones (no .sum())" if seeded
+           else "(y @ c).sum() (no *)" if column else "y.sum() (no *)")
+    # the learner's own @ carries the weighting now: a broken @ explains this probe's failure
+    after = probe.after + ("t-matmul",) if column and probe.id != "t-matmul" else probe.after
+    return TensorProbe(id=probe.id, steps=steps, inputs=inputs,
+                       reference=reference, op=probe.op, diagnosis=probe.diagnosis,
+                       needs=probe.needs, after=after, forward_only=probe.forward_only,
+                       backward_calls=probe.backward_calls, title=f"{probe.title}   as {how}",
+                       extra=dict(probe.extra, seeded=seeded))
+
+
+SUM_AXIS = ("t-sum-axis0", "t-sum-axis1", "t-sum-axis1-keepdims")
+
+
+def in_order(probes: list[TensorProbe], has_op: Callable[[str], bool]) -> list[TensorProbe]:
+    """The probes in the order they run: the ops the others are built on come first (`.sum()`
+    and `*`, or `@` when it stands in for a missing `*`, then sum over an axis, which a
+    learner's unbroadcast may call), so their faults are named before their consequences."""
+    base = ("t-sum", "t-mul") if has_op("mul") or not has_op("matmul") else ("t-sum", "t-matmul")
+    first = [p for name in base + SUM_AXIS for p in probes if p.id == name]
+    return first + [p for p in probes if p not in first]
+
+
+def called_sum(record: ProbeResult) -> bool:
+    """The failure's traceback passed through the learner's own `sum` (a broadcast op whose
+    backward sums with the engine's sum): proof that a broken sum can explain it."""
+    return any(re.search(r"\bin sum\b", frame) for frame in record.where)
 
 
 def has(methods: dict[str, Any], op: str) -> bool:
@@ -249,9 +326,15 @@ def judge_tensor(probe: TensorProbe, report: dict[str, Any]) -> ProbeResult:
             record.status, record.diagnosis, record.detail = "error", "probe-timeout", message
             return record
         record.status, record.diagnosis = "fail", probe.diagnosis
-        record.detail = f"{run.get('stage')} raised {message}"
+        record.detail = f"{run.get('stage')} raised {message}{concrete_advice(message)}"
         return record
     data = run.get("data")
+    if probe.extra.get("seeded") and isinstance(data, (list, dict)):  # y: compare its sum
+        try:
+            data = float(np.sum(np.asarray(data.get("array") if isinstance(data, dict)
+                                           else data, dtype=np.float64)))
+        except (TypeError, ValueError):
+            data = None
     got_loss = data if isinstance(data, (int, float)) and not isinstance(data, bool) else None
     record.expected = {"loss": want}
     record.got = {"loss": data}
@@ -299,19 +382,60 @@ def central_differences(fn: ArrayFn, inputs: dict[str, Any], name: str) -> Any:
     return grad
 
 
-def tensor_line(engine: Engine, diagnosis: str, op: str) -> int | None:
+def tensor_line(engine: Engine, diagnosis: str, op: str) -> int | str | None:
     """The learner's line behind a Tensor diagnosis: the op's gradient write (or, for the
-    stability faults, its exp/log), else the backward of an autograd.Function-style class."""
+    stability faults, its exp/log), else the backward of an autograd.Function-style class,
+    else the op's row in a dispatch table (`"exp": (np.exp, lambda g, out, a: ...)`)."""
     attr = {"add": "__add__", "mul": "__mul__", "matmul": "__matmul__"}.get(op, op)
     grad = re.escape(engine.grad_attr)
     if diagnosis == "softmax-unstable":
-        return engine.line_in(attr, r"\bexp\(")
+        return engine.line_in(attr, r"\bexp\(") or engine.line_in_callees(attr, r"\bexp\(")
     if diagnosis == "cross-entropy-unstable":
-        return engine.line_in(attr, r"\blog\(")
+        return engine.line_in(attr, r"\blog\(") or engine.line_in_callees(attr, r"\blog\(")
     if diagnosis == "tensor-grad-overwritten":  # `=` in * (the probe's op) or in +
         assigned = rf"\.{grad}\s*=(?!=)"
-        return engine.line_in(attr, assigned) or engine.line_in("__add__", assigned)
+        return engine.line_in(attr, assigned) or engine.line_in("__add__", assigned) \
+            or overwrite_in_backward(engine)
     found = engine.line_in(attr, rf"\.{grad}\s*\+?=(?!=)|\b_?acc\w*\(|\baccumulate\w*\(")
     if found is None:  # class Add: forward/backward, with the Tensor calling it
         found = engine.line_in(f"class:{op}", r"\breturn\b")
-    return found
+    return found or dispatch_line(engine.source_lines, op)
+
+
+# how a dispatch table or an `if self.op == ...` branch may spell an op's key
+OP_KEYS = {"add": ("add", "+"), "mul": ("mul", "*"), "matmul": ("matmul", "@"),
+           "T": ("transpose", "T")}
+BACKWARD_LAMBDA = r"lambda\s+(g|grad|dy|dout|upstream|\w*_grad|grad_\w*)\b"
+
+
+def dispatch_line(lines: list[str], op: str) -> int | None:
+    """The backward of `op` in an op table: the `lambda g, ...` of its row, or the first
+    `return` of its `if self.op == "op":` branch."""
+    for key in OP_KEYS.get(op, (op,)):
+        quoted = rf"[\"']{re.escape(key)}[\"']"
+        for number, text in enumerate(lines, 1):
+            if re.search(quoted + r"\s*:", text):  # a table row, perhaps over several lines
+                for row in range(number, min(number + 4, len(lines)) + 1):
+                    if row > number and re.search(r"[\"']\w+[\"']\s*:", lines[row - 1]):
+                        break
+                    if re.search(BACKWARD_LAMBDA, lines[row - 1]):
+                        return row
+            if re.search(r"==\s*" + quoted, text):  # if self.op == "mean": ... return
+                for row in range(number + 1, min(number + 6, len(lines)) + 1):
+                    if re.search(r"\breturn\b", lines[row - 1]):
+                        return row
+    return None
+
+
+def overwrite_in_backward(engine: Engine) -> int | str | None:
+    """`parent.grad = g` in the backward loop: a gradient assigned from something that is not
+    its own old value, a zero reset or the root's seed of ones."""
+    grad = re.escape(engine.grad_attr)
+    assigned = re.compile(rf"\.{grad}\s*=(?!=)(?P<rhs>.*)")
+    for file, lines, first, last in engine.sort_spans():
+        for number in range(first, last + 1):
+            found = assigned.search(lines[number - 1])
+            if found and not re.search(rf"\.{grad}\b|zeros|ones|\b[01](\.0*)?\s*$|None",
+                                       found.group("rhs")):
+                return number if file is None else f"{file}, line {number}"
+    return None

@@ -29,6 +29,16 @@ from micrograd.check.report import ProbeResult
 Observation = dict[str, Any]  # one report from the child, as JSON decoded it
 
 
+@dataclass(frozen=True)
+class Helper:
+    """A function backward() calls, in another of the learner's files (for line pointers)."""
+
+    file: str
+    first: int
+    last: int
+    lines: list[str]
+
+
 @dataclass
 class Engine:
     """What the parent knows about the learner's class: from the child's class report (names
@@ -41,6 +51,17 @@ class Engine:
     kind: str = "scalar"       # "scalar" (a float per node) or "tensor" (numpy arrays)
     grad_attr: str = "grad"    # the attribute name of the gradient (`.grad`, `.g`, ...)
     failed: dict[str, str] = field(default_factory=dict)  # probe id -> its diagnosis
+    elsewhere: list[Helper] = field(default_factory=list)  # backward()'s helpers elsewhere
+
+    def sort_spans(self) -> list[tuple[str | None, list[str], int, int]]:
+        """Where the backward pass is written: backward() itself, then each helper it calls
+        (file None: this file)."""
+        spans: list[tuple[str | None, list[str], int, int]] = []
+        span = self.methods.get("backward")
+        if span:
+            spans.append((None, self.source_lines, span[0], min(span[1], len(self.source_lines))))
+        spans += [(h.file, h.lines, h.first, min(h.last, len(h.lines))) for h in self.elsewhere]
+        return spans
 
     def has(self, capability: str) -> bool:
         return CAPABILITY[capability] in self.methods
@@ -54,6 +75,31 @@ class Engine:
         for number in range(first, min(last, len(self.source_lines)) + 1):
             if re.search(pattern, self.source_lines[number - 1]):
                 return number
+        return None
+
+    def in_method(self, attr: str, line: object) -> bool:
+        """The line (a number in the checked file) lies inside the learner's method `attr`."""
+        span = self.methods.get(attr)
+        return span is not None and isinstance(line, int) and span[0] <= line <= span[1]
+
+    def line_in_callees(self, attr: str, pattern: str) -> int | None:
+        """The first line matching `pattern` in a module-level function of the file that the
+        method `attr` calls by name (`softmax` -> `softmax_rows(x)`)."""
+        span = self.methods.get(attr)
+        if not span:
+            return None
+        body = "\n".join(self.source_lines[span[0] - 1:span[1]])
+        for name in dict.fromkeys(re.findall(r"\b(\w+)\s*\(", body)):
+            start = next((n for n, text in enumerate(self.source_lines, 1)
+                          if re.match(rf"def {re.escape(name)}\s*\(", text)), None)
+            if start is None:
+                continue
+            for number in range(start, len(self.source_lines) + 1):
+                text = self.source_lines[number - 1]
+                if number > start and text.strip() and not text[0].isspace():
+                    break  # the function ended at the next top-level statement
+                if re.search(pattern, text):
+                    return number
         return None
 
     def line_in_class(self, pattern: str) -> int | None:
@@ -118,15 +164,15 @@ def classify_exception(error: Observation, probe: Probe, engine: Engine,
     if "TypeError" in types and "unhashable type" in text:
         return "eq-without-hash", "fail"
     if stage == "forward" and "TypeError" in types and "unsupported operand" in text:
-        if probe.op in ("radd", "rmul"):
-            return f"missing-{probe.op}", "fail"
+        if probe.op in ("radd", "rmul"):  # not written yet: the lecture's next step
+            return f"missing-{probe.op}", "missing"
         if "NoneType" in text:  # an op that forgot `return out`
             return f"op-returns-non-value:{probe.op or probe.id}", "fail"
         if probe.op in ("rsub", "rtruediv"):
             return f"missing-{probe.op}", "missing"
     if stage == "forward" and "AttributeError" in types and re.search(
             r"'(int|float)' object has no attribute", text):
-        return "number-not-wrapped", "fail"
+        return "number-not-wrapped", "missing"  # `a + 2` before the lecture wraps numbers
     if probe.op == "pow" and "TypeError" in types and (
             "**" in text or "pow" in text or engine.name in text):
         return "exponent-as-value", "fail"
@@ -139,6 +185,42 @@ def classify_exception(error: Observation, probe: Probe, engine: Engine,
     return f"exception-in-op:{probe.op or probe.id}", "fail"
 
 
+MODULE_IMPORTS = {"math": "import math", "np": "import numpy as np", "numpy": "import numpy",
+                  "random": "import random", "torch": "import torch"}
+
+
+def concrete_advice(message: str) -> str:
+    """The fix a plain exception names by itself (`NameError: name 'math'` -> `import math`),
+    as text to add to the detail; '' when the exception says nothing that specific."""
+    found = re.search(r"NameError: name '(\w+)' is not defined", message)
+    if not found:
+        return ""
+    name = found.group(1)
+    if name in MODULE_IMPORTS:
+        return f" -- add `{MODULE_IMPORTS[name]}` at the top of your file"
+    return f" -- nothing defines `{name}` where it is used (a typo, or a missing import?)"
+
+
+# what the lecture writes next for an op or convenience a learner has not written yet
+NEXT_STEP = {
+    "missing-radd": "__radd__ = __add__   (the lecture adds it when 2 + a fails)",
+    "missing-rmul": "__rmul__ = __mul__   (the lecture adds it when 2 * a fails)",
+    "missing-rsub": "def __rsub__(self, other): return other + (-self)",
+    "missing-rtruediv": "def __rtruediv__(self, other): return other * self**-1",
+    "number-not-wrapped": "other = other if isinstance(other, Value) else Value(other)   "
+                          "(first line of __add__ and __mul__, as the lecture does for a + 1)",
+}
+
+
+def not_written_yet(diagnosis: str, message: str = "") -> str:
+    """A MISSING op's detail: not a bug in what is written; the lecture's next step."""
+    step = NEXT_STEP.get(diagnosis) or (
+        f"write {diagnosis[len('missing-'):]} when the lecture gets to it"
+        if diagnosis.startswith("missing-") else "")
+    said = f" ({message})" if message else ""
+    return f"not written yet{said}; next step: {step}" if step else f"not written yet{said}"
+
+
 def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine: Engine,
                    stage: str) -> ProbeResult:
     diagnosis, status = classify_exception(error, probe, engine, stage)
@@ -148,8 +230,8 @@ def from_exception(record: ProbeResult, error: Observation, probe: Probe, engine
     message = str(error.get("message", ""))
     record.got = dict(record.got or {}, error=message)
     record.where = [str(w) for w in error.get("where", [])]
-    failed(record, diagnosis, f"{message} (the engine has no such op)" if status == "missing"
-           else message, line, status)
+    failed(record, diagnosis, not_written_yet(diagnosis, message) if status == "missing"
+           else message + concrete_advice(message), line, status)
     return record
 
 
@@ -189,14 +271,25 @@ def op_line(engine: Engine, diagnosis: str, op: str) -> int | None:
     return None
 
 
-def visited_twice_line(engine: Engine) -> int | None:
-    """The line that lets a node into the order again: an `append` outside the `if v not in
-    visited:` it belongs to, or a `visited.add(node)` after a pop with no skip of seen nodes."""
-    span = engine.methods.get("backward")
-    if not span:
-        return None
-    lines = engine.source_lines[span[0] - 1:span[1]]
+def _placed(file: str | None, number: int | None) -> int | str | None:
+    """A line of the checked file as a number; of another file as 'FILE, line N'."""
+    if number is None or file is None:
+        return number
+    return f"{file}, line {number}"
 
+
+def visited_twice_line(engine: Engine) -> int | str | None:
+    """The line that lets a node into the order again: an `append` outside the `if v not in
+    visited:` it belongs to, or a `visited.add(node)` after a pop with no skip of seen nodes;
+    in backward() or a sort it calls, in whichever of the learner's files."""
+    for file, source, first, last in engine.sort_spans():
+        found = _visited_twice_in(source[first - 1:last])
+        if found is not None:
+            return _placed(file, first + found)
+    return None
+
+
+def _visited_twice_in(lines: list[str]) -> int | None:
     def indent(text: str) -> int:
         return len(text) - len(text.lstrip())
 
@@ -206,38 +299,52 @@ def visited_twice_line(engine: Engine) -> int | None:
                 if lines[j].strip() and indent(lines[j]) < indent(text):
                     break
                 if indent(lines[j]) == indent(text) and re.search(r"\.append\(", lines[j]):
-                    return span[0] + j
+                    return j
     if not any(re.match(r"\s*if\s+\w+\s+in\s+\w+\s*:", t) for t in lines):
         for j, text in enumerate(lines):
             if re.search(r"\w+\.add\(", text):
-                return span[0] + j
+                return j
+    if not any(re.search(r"\bin\s+\w+\s*:|\.add\(", t) for t in lines):
+        for j, text in enumerate(lines):  # no visited set at all: every append lets one in
+            if re.search(r"\.append\(", text) and not re.search(r"\bstack\b", text):
+                return j
     return None
 
 
-def limit_line(engine: Engine, diagnosis: str) -> int | None:
-    """Where a design limit lives: the recursive call of the topological sort, or the line of
-    backward() that seeds the root's gradient (where resetting intermediate grads belongs)."""
+def limit_line(engine: Engine, diagnosis: str) -> int | str | None:
+    """Where a design limit lives: the recursive call of the topological sort (in backward()
+    or a helper it calls, in any of the learner's files), or the line of backward() that
+    seeds the root's gradient (where resetting intermediate grads belongs)."""
+    if diagnosis == "recursion-limit":
+        for file, lines, first, last in engine.sort_spans():
+            found = _recursive_call(lines, first, last)
+            if found is not None:
+                return _placed(file, found)
+        return None
     span = engine.methods.get("backward")
     if not span:
         return None
     lines = engine.source_lines
     first, last = span[0], min(span[1], len(lines))
-    if diagnosis == "recursion-limit":
-        nested: list[tuple[str, int]] = []
-        for number in range(first, last + 1):
-            found = re.match(r"(\s*)def (\w+)\s*\(", lines[number - 1])
-            if found:
-                nested.append((found.group(2), len(found.group(1))))
-                continue
-            for name, indent in nested:
-                body = lines[number - 1]
-                if len(body) - len(body.lstrip()) > indent and re.search(rf"\b{name}\s*\(", body):
-                    return number
-        return None
     if diagnosis == "stale-intermediate-grads":
         seed = rf"\.{re.escape(engine.grad_attr)}\s*=(?!=)\s*(1|1\.0*|np\.ones|numpy\.ones)\b"
         for number in range(first, last + 1):
             if re.search(seed, lines[number - 1]):
+                return number
+    return None
+
+
+def _recursive_call(lines: list[str], first: int, last: int) -> int | None:
+    """The first line calling a function defined within lines first..last from its own body."""
+    nested: list[tuple[str, int]] = []
+    for number in range(first, last + 1):
+        found = re.match(r"(\s*)def (\w+)\s*\(", lines[number - 1])
+        if found:
+            nested.append((found.group(2), len(found.group(1))))
+            continue
+        for name, indent in nested:
+            body = lines[number - 1]
+            if len(body) - len(body.lstrip()) > indent and re.search(rf"\b{name}\s*\(", body):
                 return number
     return None
 
@@ -452,12 +559,11 @@ def missing_result(probe: Probe, engine: Engine) -> ProbeResult | None:
                and not (c in ("radd", "rmul") and engine.has(c[1:]))]
     if not lacking:
         return None
-    if lacking == ["rsub"] and engine.has("sub"):  # `2 - a` raises loudly: a note, not a bug
-        return result(probe, status="warn", diagnosis="missing-rsub",
-                      detail="the class has __sub__ but no __rsub__: 2 - a raises TypeError",
-                      line=op_line(engine, "missing-rsub", "rsub"))
-    return result(probe, status="missing", diagnosis=f"missing-{lacking[0]}",
-                  detail="needs " + ", ".join(CAPABILITY[c] for c in lacking))
+    diagnosis = f"missing-{lacking[0]}"
+    return result(probe, status="missing", diagnosis=diagnosis,
+                  detail="needs " + ", ".join(CAPABILITY[c] for c in lacking) + "; "
+                         + not_written_yet(diagnosis),
+                  line=op_line(engine, diagnosis, lacking[0]))
 
 
 def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
@@ -474,7 +580,8 @@ def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
             record.line = op_line(engine, probe.fault, probe.op) or record.line
     if record.status == "fail" and record.diagnosis == "node-visited-twice":
         record.line = visited_twice_line(engine) or record.line
-    if record.status == "fail" and record.diagnosis in ("div-no-backward", "missing-radd"):
+    if record.status in ("fail", "missing") and record.diagnosis in ("div-no-backward",
+                                                                  "missing-radd"):
         record.line = op_line(engine, record.diagnosis, probe.op) or record.line
     if record.status == "fail" and record.line is None and record.diagnosis:
         record.line = op_line(engine, record.diagnosis, probe.op)
@@ -486,9 +593,34 @@ def judge(probe: Probe, report: Observation, engine: Engine) -> ProbeResult:
 # ------------------------------------------------------------------------------------------
 
 # mistakes of their own: named even when an earlier probe failed too
-OWN_MISTAKES = ("missing-", "rmul-returns-float", "radd-returns-float", "tanh-overflow",
+OWN_MISTAKES = ("missing-radd", "missing-rmul", "missing-rsub", "missing-rtruediv",
+                "rmul-returns-float", "radd-returns-float", "tanh-overflow",
                 "backward-stored-none", "backward-on-wrong-node", "infinite-recursion",
                 "recursion-limit", "eq-without-hash", "untrusted-report")
+
+
+# how the learner's method for one op spells a use of another (source text, one line each)
+OP_USE = {"add": r"\+(?!=)|__add__", "mul": r"(?<!\*)\*(?![*=])|__mul__",
+          "pow": r"\*\*|__pow__|\bpow\(", "neg": r"(^|[(,=\s])-\s*[\w(]|__neg__",
+          "sub": r"-(?!=)|__sub__", "truediv": r"/(?![/=])|__truediv__",
+          "exp": r"\.exp\(", "tanh": r"\.tanh\(", "log": r"\.log\(", "relu": r"\.relu\("}
+
+
+def proven_causes(probe: Probe, probe_ops: dict[str, str], engine: Engine) -> tuple[str, ...]:
+    """The probes in `after` that this probe's failure may follow from, as the learner's code
+    shows it: an earlier op counts only if the learner's method for this op uses it (`/` that
+    never calls `**` can't fail because of pow). Graph-walk and structural probes stay."""
+    span = engine.methods.get(CAPABILITY.get(probe.op, ""))
+    if not span:
+        return probe.after
+    body = engine.source_lines[span[0] - 1:span[1]]
+    kept = []
+    for earlier in probe.after:
+        op = probe_ops.get(earlier, "")
+        if op == probe.op or op not in OP_USE \
+                or any(re.search(OP_USE[op], line.split("#")[0]) for line in body[1:]):
+            kept.append(earlier)
+    return tuple(kept)
 
 
 def follows_from(record: ProbeResult, after: tuple[str, ...], failed: dict[str, str]) -> None:
@@ -502,6 +634,9 @@ def follows_from(record: ProbeResult, after: tuple[str, ...], failed: dict[str, 
                 record.own_diagnosis = record.diagnosis
                 record.consequence_of = earlier
                 record.diagnosis = failed[earlier]
+                if record.diagnosis in NEXT_STEP:  # needs an op not written yet: not a bug
+                    record.status = "missing"
                 break
-    if record.status in ("fail", "error") and record.diagnosis:
+    if record.diagnosis and (record.status in ("fail", "error") or (
+            record.status == "missing" and record.diagnosis in NEXT_STEP)):
         failed[record.id] = record.diagnosis
