@@ -103,7 +103,7 @@ def describe(graph: GraphView, rankdir: str = "LR",
         nodes.append((nid, attrs))
         if node._prev:
             op_id = nid + "_op"
-            nodes.append((op_id, {"label": _escape(node._op or "?"), "id": op_id,
+            nodes.append((op_id, {"label": _escape(graph.op(node)), "id": op_id,
                                   "fontsize": "11", "margin": "0.02,0.02",
                                   "width": "0.3", "height": "0.3"}))
             edges.append((op_id, nid, {"id": f"{op_id}_to_{nid}"}))
@@ -177,10 +177,12 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
     graph = view(root, max_depth, names=names)
     graph_attrs, nodes, edges = describe(graph, rankdir)
     picture = _digraph_class(graphviz)(format=format, graph_attr=graph_attrs)
+    # nohtml: the graphviz package leaves a value shaped like <...> unquoted, as an HTML-like
+    # label, so an op named "<<table href='javascript:...'>...>" would become a link
     for name, attrs in nodes:
-        picture.node(name, **attrs)
+        picture.node(name, **{k: graphviz.nohtml(v) for k, v in attrs.items()})
     for tail, head, attrs in edges:
-        picture.edge(tail, head, **attrs)
+        picture.edge(tail, head, **{k: graphviz.nohtml(v) for k, v in attrs.items()})
     picture.timeout = timeout
     picture.drawn_nodes = len(graph.nodes)
     return picture

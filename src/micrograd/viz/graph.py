@@ -26,6 +26,9 @@ from micrograd.autograd import topological_order
 RANKDIRS = ("LR", "TB", "RL", "BT")  # Graphviz's and Mermaid's four directions
 LARGE_GRAPH = 500  # nodes; above this pictures warn and suggest max_depth
 SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is shown in full
+# characters of a label or op name a picture shows: a 20,000-character label would make one
+# box wider than any screen (and Graphviz fails on such lines), so the middle is left out
+MAX_LABEL = 60
 
 
 class LargeGraphWarning(UserWarning):
@@ -50,6 +53,10 @@ class GraphView:
 
     def name(self, node: Any) -> str:
         return self.names[id(node)]
+
+    def op(self, node: Any) -> str:
+        """The op that made node, as pictures show it (see display_text)."""
+        return display_text(node._op or "?")
 
     def id(self, node: Any) -> str:
         return self.ids[id(node)]
@@ -148,7 +155,8 @@ def _unique_names(
     `reserved` names are already used by other nodes (drawn elsewhere) and are avoided.
     """
     fixed = fixed or {}
-    labels = {id(n): fixed.get(id(n)) or str(getattr(n, "label", "") or "") for n in nodes}
+    labels = {id(n): display_text(fixed.get(id(n)) or str(getattr(n, "label", "") or ""))
+              for n in nodes}
     taken = (set(labels.values()) - {""}) | set(reserved)
     names: dict = {}
     used: set = set(reserved)
@@ -167,6 +175,23 @@ def _unique_names(
         used.add(name)
         names[id(node)] = name
     return names
+
+
+def display_text(text: Any, limit: int | None = MAX_LABEL) -> str:
+    """`text` as one short printable line for any picture.
+
+    Control characters (newline, NUL, ESC, ...) are spelled out as `\\n`, `\\x00`, `\\x1b`
+    -- Graphviz fails on some and Mermaid breaks its line on others -- and text longer than
+    `limit` characters keeps its start and end around `...(N chars)...`. Quoting for each
+    format (DOT, Mermaid, HTML) is still done by that format's writer.
+    """
+    text = str(text)
+    if any(not ch.isprintable() for ch in text):
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    if limit is not None and len(text) > limit:
+        keep = (limit - 20) // 2
+        text = f"{text[:keep]}...({len(text)} chars)...{text[-keep:]}"
+    return text
 
 
 def fmt4(x: float) -> str:

@@ -180,7 +180,7 @@ def _page_data(graph: GraphView, numerical: dict | None) -> tuple:
     run = trace_steps(root, graph)
     drawn = graph.ids
     ids = graph.id
-    nodes = {ids(n): {"name": graph.name(n), "op": n._op if n._prev else "",
+    nodes = {ids(n): {"name": graph.name(n), "op": graph.op(n) if n._prev else "",
                       "data": _json_number(n.data), "leaf": not n._prev, "numerical": None}
              for n in graph.nodes}
     leaves = [n for n in graph.nodes if not n._prev]
@@ -269,7 +269,7 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
                       list(zip(texts, widths, strict=True))))
         if node._prev:
             boxes.append((graph.id(node) + "_op", 2 * level[id(node)] - 1,
-                          max(44.0, len(node._op) * char + 16), node._op))
+                          max(44.0, len(graph.op(node)) * char + 16), graph.op(node)))
     if graph.cut:  # the undrawn rest of the graph: one note left of everything
         note = f"... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"
         first = min(b[1] for b in boxes)
