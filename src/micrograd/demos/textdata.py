@@ -1,7 +1,8 @@
 """What the text demos (`names`, `gpt`) share: their text file, a progress bar, a loss plot.
 
-The text comes from `--data PATH` when given, else from the data cache, downloaded on first
-use with its SHA-256 checked (micrograd.datasets.fetch).
+The text comes from `--data PATH` when given (the file, or a folder holding it under its
+cache name), else from the data cache, downloaded on first use with its SHA-256 checked
+(micrograd.datasets.fetch).
 """
 
 from __future__ import annotations
@@ -25,27 +26,30 @@ class TextSource:
     sha256: str
     filename: str
     size: int  # bytes, to tell the user what a first run downloads
+    # other names the file goes by in a --data folder (gpt's URL calls it input.txt)
+    aliases: tuple[str, ...] = ()
+
+    def offline_hint(self) -> str:
+        """The one instruction that works without network: the file's URL and the command."""
+        return (f"Download {self.urls[0]} ({self.size:,} bytes) and run "
+                f"`micrograd demo {self.name} --data {self.filename}` (the path of the saved "
+                f"file, or the folder that holds it)")
 
 
 def read_text(source: TextSource, path: str | os.PathLike[str] | None = None,
               data_dir: str | os.PathLike[str] | None = None) -> str:
-    """The text of `path` (--data), else of the cached download of `source`.
+    """The text of `path` (--data: the file, or a folder holding `source.filename` or one
+    of its aliases), else of the cached download of `source`. A --data file is used as
+    given, whatever its checksum: the user asked for it.
 
     Raises FileNotFoundError for a missing --data file, ValueError for one that is empty
     or not UTF-8, and datasets.DownloadError (with what to do) when the download fails.
     """
     if path is not None:
-        file = Path(path).expanduser()
-        if not file.is_file():
-            raise FileNotFoundError(f"--data {str(path)!r}: no such file (give the path of "
-                                    f"a UTF-8 text file, such as {source.filename})")
+        file = data_file(source, path)
     else:
-        try:
-            file = datasets.fetch(list(source.urls), source.sha256, source.filename, data_dir)
-        except datasets.DownloadError as error:
-            raise datasets.DownloadError(
-                f"{error}\n{source.name}: download {source.urls[0]} "
-                f"({source.size:,} bytes) yourself and pass --data PATH") from None
+        file = datasets.fetch(list(source.urls), source.sha256, source.filename, data_dir,
+                              offline_hint=source.offline_hint())
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -54,6 +58,22 @@ def read_text(source: TextSource, path: str | os.PathLike[str] | None = None,
     if not text.strip():
         raise ValueError(f"{file}: the file is empty; the demo needs some text to learn")
     return text
+
+
+def data_file(source: TextSource, path: str | os.PathLike[str]) -> Path:
+    """The file --data names: `path` itself, or the one under the source's name in a folder."""
+    given = Path(path).expanduser()
+    if given.is_dir():
+        names = (source.filename, *source.aliases)
+        for name in names:
+            if (given / name).is_file():
+                return given / name
+        raise FileNotFoundError(f"--data {str(path)!r}: the folder holds no "
+                                f"{' or '.join(names)} (give the file, or its folder)")
+    if not given.is_file():
+        raise FileNotFoundError(f"--data {str(path)!r}: no such file or folder (give the path "
+                                f"of a UTF-8 text file such as {source.filename}, or its folder)")
+    return given
 
 
 class ProgressBar:

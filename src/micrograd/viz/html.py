@@ -259,7 +259,7 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
     for node in graph.nodes:  # topological: inputs already have their level
         level[id(node)] = 1 + max((level[id(c)] for c in node._prev if id(c) in level),
                                   default=-1)
-    boxes = []  # (key, column, width, texts or op)
+    boxes: list[tuple[str, int, float, Any]] = []  # (key, column, width, texts or op)
     for node in graph.nodes:
         texts = [graph.name(node), f"data {fmt4(node.data)}",
                  f"grad {fmt4(grads.get(id(node), node.grad))}"] + fields(node)
