@@ -113,3 +113,53 @@ def test_opened_from_disk_search_and_navigation_work(site):
         assert re.search(r"^Demos", page.inner_text("article h1"))
         browser.close()
     assert errors == [] and remote == []
+
+
+API_PAGES = {"micrograd.engine": "engine", "micrograd.nn": "nn", "micrograd.lecture": "lecture",
+             "micrograd.viz": "viz", "micrograd.demos": "demos", "micrograd.torch": "torch"}
+
+
+def public_names(module_name: str) -> list[str]:
+    import importlib
+
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items() if not n.startswith("_")
+                 and getattr(v, "__module__", None) == module_name]
+    return list(names)
+
+
+@pytest.mark.parametrize("module_name", list(API_PAGES))
+def test_every_public_name_has_an_api_entry(site, module_name):
+    """Each name a module exports has an entry (an anchor) on its API page."""
+    if module_name == "micrograd.torch":
+        pytest.importorskip("numpy")
+    html = (site / "api" / f"{API_PAGES[module_name]}.html").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'id="(micrograd\.[\w.]+)"', html))
+    # its own entry, or the entry of the object it re-exports (micrograd.viz.show.show)
+    missing = [name for name in public_names(module_name)
+               if not any(a == f"{module_name}.{name}" or a.endswith(f".{name}")
+                          for a in anchors)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("cls_path", ["micrograd.engine.Value", "micrograd.lecture.Value",
+                                      "micrograd.lecture.MLP", "micrograd.nn.MLP"])
+def test_every_public_method_has_a_docstring_and_an_entry(site, cls_path):
+    import importlib
+    import inspect
+
+    module_name, _, cls_name = cls_path.rpartition(".")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    methods = [name for name, member in inspect.getmembers(cls)
+               if not name.startswith("_") and callable(member) and name != "abs"]
+    assert methods
+    assert [m for m in methods if not inspect.getdoc(getattr(cls, m))] == []
+    # inherited methods are documented where they are defined: the base class's page
+    pages = {API_PAGES[k.__module__] for k in cls.__mro__ if k.__module__ in API_PAGES}
+    anchors = {a for page in pages for a in re.findall(
+        r'id="(micrograd\.[\w.]+)"', (site / "api" / f"{page}.html").read_text(encoding="utf-8"))}
+    missing = [m for m in methods
+               if not any(a.endswith(f".{m}") for a in anchors)]
+    assert missing == []

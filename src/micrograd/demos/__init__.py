@@ -160,6 +160,7 @@ DEMOS: dict[str, Demo] = {
     "names": Demo(None, {"steps": 5000, "seed": 2147483647}, ("tensor",), (("numpy", "numpy"),)),
     "gpt": Demo(None, {"steps": 500, "seed": 1337}, ("tensor",), (("numpy", "numpy"),)),
 }
+"""Every demo by name: how it trains, its default steps and seed, its engines and needs."""
 # one line per demo, for `micrograd demo --help` and the docs (tests/docs checks they agree)
 SUMMARIES: dict[str, str] = {
     "tiny": "the lecture's network: MLP(3, [4, 4, 1]) tanh on 4 samples, 20 steps",
@@ -170,6 +171,7 @@ SUMMARIES: dict[str, str] = {
     "names": "makemore part 3 on micrograd.torch: character MLP with BatchNorm on 32,033 names",
     "gpt": "the GPT lecture on micrograd.torch: a character transformer on tiny Shakespeare",
 }
+"""One line per demo: what it trains (shown by `micrograd demo --help`)."""
 
 
 def run_demo(
