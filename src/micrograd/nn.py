@@ -13,6 +13,7 @@ the lecture's fine-grained graph, e.g. for pictures and the backward trace.
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Sequence, Sized
 from typing import Any
 
@@ -40,12 +41,18 @@ class Module:
         return []
 
 
+# Every Value a module made as its parameter (weakly: the set keeps none alive), so that a
+# picture can show a leaf as a parameter rather than an input or a constant.
+PARAMETERS: weakref.WeakSet[Value] = weakref.WeakSet()
+
+
 def name_parameters(module: Any) -> None:
     """Label each parameter of `module` with its named_parameters() name, so that pictures
     and traces show `layers.0.neurons.2.w.1` instead of a number. A module that becomes part
     of a bigger one is named again by it, so the names always start at the outermost."""
     for name, parameter in module.named_parameters():
         parameter.label = name
+        PARAMETERS.add(parameter)
 
 
 class Neuron(Module):

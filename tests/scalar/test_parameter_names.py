@@ -85,3 +85,25 @@ def test_names_do_not_change_the_numbers():
     draws = [random.uniform(-1, 1) for _ in range(2 * 3 + 3 * 1)]
     weights = [p.data for name, p in model.named_parameters() if ".w." in name]
     assert weights == draws
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=["nn", "lecture"])
+def test_leaves_are_parameters_inputs_or_constants(library):
+    """The issue's network: weights and biases are parameters, 2.0/3.0/-1.0 the inputs, the
+    target and the exponent constants (they were all called constants)."""
+    from micrograd.viz.graph import leaf_kinds, view
+
+    random.seed(2)
+    model = library.MLP(3, [4, 4, 1])
+    loss = (model([2.0, 3.0, -1.0]) - 1.0) ** 2
+    graph = view(loss)
+    kinds = leaf_kinds(graph)
+    parameters = {id(p) for p in model.parameters()}
+    by_kind: dict[str, list] = {}
+    for node in graph.nodes:
+        if not node._prev:
+            by_kind.setdefault(kinds[id(node)], []).append(node)
+    assert {id(n) for n in by_kind["parameter"]} == parameters
+    # each of the first layer's 4 neurons reads the 3 inputs
+    assert sorted(n.data for n in by_kind["input"]) == sorted([2.0, 3.0, -1.0] * 4)
+    assert all(n.data in (1.0, -1.0, 2.0) for n in by_kind.get("constant", []))

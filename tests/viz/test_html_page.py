@@ -7,6 +7,7 @@ test runs the engine's backward functions one node at a time, in the engine's or
 import math
 import os
 import random
+import re
 import shutil
 
 import pytest
@@ -309,4 +310,29 @@ def test_max_depth_page_every_step_matches_the_engine(open_page, monkeypatch, bu
     assert page.is_disabled("#mg-next")
     page.keyboard.press("Home")
     assert_page_shows(page, snapshots[0])
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_network_page_names_every_parameter_and_tells_leaf_kinds(open_page, fused):
+    """Issue 22: MLP(3, [4, 4, 1])'s loss had 174 nodes named v0...v173 and every leaf
+    called a constant. The leaves table now names all 41 parameters and tells parameter,
+    input and constant apart (read back from the page as Chromium renders it)."""
+    from micrograd.nn import MLP
+
+    random.seed(3)
+    model = MLP(3, [4, 4, 1], activation="tanh", fused=fused)
+    loss = (model([2.0, 3.0, -1.0]) - 1.0) ** 2
+    page = open_page(loss)
+    rows = page.eval_on_selector_all(
+        "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
+    kinds = {row[0]: row[-1] for row in rows}
+    names = [name for name, _ in model.named_parameters()]
+    assert [kinds.get(name) for name in names] == ["parameter"] * 41
+    assert sorted(row[-1] for row in rows) == sorted(
+        ["parameter"] * 41 + ["input"] * 12 + ["constant"] * (len(rows) - 53))
+    assert not any(re.fullmatch(r"v\d+", name) for name in names)
+    # the parameters' boxes are on the page (drawn, with their names as text)
+    texts = page.eval_on_selector_all("svg text", "ts => ts.map(t => t.textContent.trim())")
+    assert set(names) <= set(texts)
     assert page.errors == []

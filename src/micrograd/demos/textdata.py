@@ -1,4 +1,5 @@
-"""What the text demos (`names`, `gpt`) share: their text file, a progress bar, a loss plot.
+"""What the text demos (`names`, `gpt`) share: their text file and a loss plot (the progress
+bar is demos.common's, shared by every demo that trains for a while).
 
 The text comes from `--data PATH` when given (the file, or a folder holding it under its
 cache name), else from the data cache, downloaded on first use with its SHA-256 checked
@@ -8,13 +9,14 @@ cache name), else from the data cache, downloaded on first use with its SHA-256 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from micrograd import datasets
+from micrograd.demos.common import ProgressBar
+
+__all__ = ["ProgressBar", "TextSource", "data_file", "read_text", "save_loss_plot"]
 
 
 @dataclass(frozen=True)
@@ -74,40 +76,6 @@ def data_file(source: TextSource, path: str | os.PathLike[str]) -> Path:
         raise FileNotFoundError(f"--data {str(path)!r}: no such file or folder (give the path "
                                 f"of a UTF-8 text file such as {source.filename}, or its folder)")
     return given
-
-
-class ProgressBar:
-    """tqdm's bar on a terminal when tqdm is installed (on stderr, so pipes stay clean),
-    and a `step k/n  loss x` line every tenth of the run on stdout."""
-
-    def __init__(self, name: str, total: int):
-        self.total = total
-        self.bar: Any = None
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            return
-        self.bar = tqdm(total=total, desc=name, unit="step", file=sys.stderr, disable=None,
-                        leave=False)
-
-    def __call__(self, step: int, loss: float) -> None:
-        """Step `step` (1-based) ended with minibatch loss `loss`."""
-        if self.bar is not None:
-            if step % 20 == 0 or step == self.total:
-                self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
-            self.bar.update(1)
-        if step % max(1, self.total // 10) == 0 or step == self.total or step == 1:
-            self.write(f"step {step:>{len(str(self.total))}}/{self.total}  loss {loss:.4f}")
-
-    def write(self, line: str) -> None:
-        if self.bar is not None:
-            self.bar.write(line, file=sys.stdout)
-        else:
-            print(line, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def save_loss_plot(losses: Sequence[float], out: str, stem: str, title: str) -> str | None:

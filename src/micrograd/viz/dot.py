@@ -24,6 +24,7 @@ from micrograd.viz.graph import (
     fmt4,
     is_array_node,
     is_parameter,
+    leaf_kinds,
     tensor_fields,
     view,
 )
@@ -85,6 +86,7 @@ def describe(graph: GraphView, rankdir: str = "LR",
     check_rankdir(rankdir)
     graph_attrs = {"rankdir": rankdir}
     nodes, edges = [], []
+    kinds = leaf_kinds(graph)
     for node in graph.nodes:
         nid = graph.id(node)
         grad = node.grad if grads is None else grads[id(node)]
@@ -100,6 +102,9 @@ def describe(graph: GraphView, rankdir: str = "LR",
         if array and not node._prev:
             attrs.update(style="filled",
                          fillcolor=PARAMETER_FILL if is_parameter(node) else CONSTANT_FILL)
+        elif not node._prev and kinds[id(node)] != "input":  # a Value: inputs stay white
+            attrs.update(style="filled", fillcolor=PARAMETER_FILL
+                         if kinds[id(node)] == "parameter" else CONSTANT_FILL)
         nodes.append((nid, attrs))
         if node._prev:
             op_id = nid + "_op"

@@ -50,6 +50,7 @@ class GraphView:
     names: dict = field(default_factory=dict)  # id(node) -> unique display name
     ids: dict = field(default_factory=dict)  # id(node) -> "n<k>", safe for DOT/SVG/Mermaid
     cut: set = field(default_factory=set)  # id(node) of drawn nodes with undrawn inputs
+    given: set = field(default_factory=set)  # id(node) of the nodes named in names=
 
     def name(self, node: Any) -> str:
         return self.names[id(node)]
@@ -110,6 +111,7 @@ def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
     graph = GraphView(root=root, nodes=nodes, total=total, max_depth=max_depth)
     graph.ids = {id(n): f"n{k}" for k, n in enumerate(nodes)}
     graph.names = _unique_names(nodes, fixed)
+    graph.given = set(fixed)
     graph.cut = {id(n) for n in nodes if any(id(c) not in graph.ids for c in n._prev)}
     return graph
 
@@ -231,6 +233,35 @@ def is_array_node(node: Any) -> bool:
 def is_parameter(node: Any) -> bool:
     """A leaf that requires grad: what backward() fills in and an optimizer updates."""
     return not node._prev and bool(getattr(node, "requires_grad", False))
+
+
+def leaf_kinds(graph: GraphView) -> dict[int, str]:
+    """id(leaf) -> "parameter", "input" or "constant" for every drawn leaf.
+
+    parameter: a Tensor that requires grad, a Value a module made (micrograd.nn, .lecture)
+    or one named in names=. input: a labelled Value (the learner named it), or a Value that
+    meets a parameter at an op (the x of w*x, the inputs of a neuron's w·x+b). constant:
+    any other leaf (the 1.0 of y - 1.0, the 2 of **2).
+    """
+    from micrograd.nn import PARAMETERS
+
+    def parameter(node: Any) -> bool:
+        if is_array_node(node):
+            return is_parameter(node)
+        return node in PARAMETERS or id(node) in graph.given
+
+    kinds: dict[int, str] = {}
+    for node in graph.nodes:
+        if not node._prev:
+            kinds[id(node)] = ("parameter" if parameter(node) else
+                               "input" if getattr(node, "label", "") else "constant")
+    for node in graph.nodes:  # a leaf next to a parameter at an op is that op's input
+        children = node._prev
+        if any(id(c) in kinds and kinds[id(c)] == "parameter" for c in children):
+            for child in children:
+                if kinds.get(id(child)) == "constant":
+                    kinds[id(child)] = "input"
+    return kinds
 
 
 def tensor_kind(node: Any) -> str:

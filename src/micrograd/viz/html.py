@@ -31,7 +31,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.viz.dot import DotTimeout, dot_source, has_dot, input_edges, run_dot
 from micrograd.viz.expr import Expression, parse_expression
-from micrograd.viz.graph import GraphView, check_rankdir, fmt4, view
+from micrograd.viz.graph import GraphView, check_rankdir, fmt4, leaf_kinds, view
 from micrograd.viz.trace import trace_steps
 
 H = 1e-6  # step of the numerical check; forward difference as in the lecture
@@ -180,8 +180,10 @@ def _page_data(graph: GraphView, numerical: dict | None) -> tuple:
     run = trace_steps(root, graph)
     drawn = graph.ids
     ids = graph.id
+    kinds = leaf_kinds(graph)
     nodes = {ids(n): {"name": graph.name(n), "op": graph.op(n) if n._prev else "",
-                      "data": _json_number(n.data), "leaf": not n._prev, "numerical": None}
+                      "data": _json_number(n.data), "leaf": not n._prev, "numerical": None,
+                      "kind": kinds.get(id(n), "")}
              for n in graph.nodes}
     leaves = [n for n in graph.nodes if not n._prev]
     root_name = graph.name(root)

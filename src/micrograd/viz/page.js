@@ -33,7 +33,7 @@
     const node = data.nodes[id];
     const row = document.createElement("tr");
     row.dataset.id = id;
-    const cells = [node.name, fmt(node.data), "", ...(data.numerical ? [node.numerical === null ? "—" : fmt(node.numerical)] : [])];
+    const cells = [node.name, fmt(node.data), "", ...(data.numerical ? [node.numerical === null ? "—" : fmt(node.numerical)] : []), node.kind];
     for (const text of cells) {
       const td = document.createElement("td");
       td.textContent = text;
