@@ -336,3 +336,43 @@ def test_network_page_names_every_parameter_and_tells_leaf_kinds(open_page, fuse
     texts = page.eval_on_selector_all("svg text", "ts => ts.map(t => t.textContent.trim())")
     assert set(names) <= set(texts)
     assert page.errors == []
+
+
+IN_VIEW = """ids => {
+  const p = document.getElementById("mg-graph").getBoundingClientRect();
+  return ids.filter(id => document.getElementById(id)).map(id => {
+    const r = document.getElementById(id).getBoundingClientRect();
+    return [id, r.left >= p.left - 1 && r.right <= p.right + 1 && r.top >= p.top - 1 &&
+                r.bottom <= p.bottom + 1, r.height];
+  });
+}"""
+
+
+@pytest.mark.parametrize("build", ["neuron", "mlp"])
+def test_follow_keeps_the_active_op_its_inputs_and_output_in_view(open_page, build):
+    """Issue 22: "follow" zoomed to 1:1 on the active node and its inputs fell off-screen.
+    At every step, the node, its op and every input receiving a gradient are on screen;
+    on the 12-node neuron they are also at a readable size (text boxes >= 9 px high)."""
+    from micrograd.nn import MLP
+
+    if build == "neuron":
+        root = lecture_neuron()
+    else:
+        random.seed(3)
+        root = (MLP(3, [4, 4, 1], activation="tanh")([2.0, 3.0, -1.0]) - 1.0) ** 2
+    page = open_page(root)
+    steps = page.evaluate("() => JSON.parse(document.getElementById('mg-data').textContent).steps")
+    for k in range(1, len(steps)):
+        page.evaluate(f"() => window.micrograd.go({k})")
+        step = steps[k]
+        if not step["node"]:
+            continue
+        ids = [step["node"], step["node"] + "_op"] + [u["id"] for u in step["updates"]]
+        seen = page.evaluate(IN_VIEW, ids)
+        assert [i for i, inside, _ in seen if not inside] == [], f"step {k}"
+        if build == "neuron":
+            heights = page.evaluate(
+                "id => Array.from(document.getElementById(id).querySelectorAll('text'))"
+                ".map(t => t.getBoundingClientRect().height)", step["node"])
+            assert min(heights) >= 9, f"step {k}: text {min(heights):.1f} px high"
+    assert page.errors == []
