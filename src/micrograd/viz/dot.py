@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -303,9 +304,12 @@ def _digraph_class(graphviz: Any) -> type:
             wanted = set(include) if include is not None else {"image/svg+xml"}
             wanted -= set(exclude or ())
             try:
-                return {mime: self.pipe(format=format, encoding=encoding)
-                        for mime, (format, encoding) in JUPYTER_FORMATS.items()
-                        if mime in wanted}
+                bundle = {mime: self.pipe(format=format, encoding=encoding)
+                          for mime, (format, encoding) in JUPYTER_FORMATS.items()
+                          if mime in wanted}
+                if "image/svg+xml" in bundle:
+                    bundle["image/svg+xml"] = fit_width(bundle["image/svg+xml"])
+                return bundle
             except graphviz.ExecutableNotFound:
                 return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
             except DotTimeout as error:  # say why there is no picture instead of hanging
@@ -320,6 +324,20 @@ def _digraph_class(graphviz: Any) -> type:
     Digraph.__module__ = __name__
     _DIGRAPH = Digraph
     return Digraph
+
+
+def fit_width(svg: str) -> str:
+    """The SVG at most as wide as the cell it is shown in, never wider than dot made it.
+
+    dot gives the picture a fixed size in points; a wide graph in a notebook (and in its
+    HTML export) was cut off on the right. With width 100%, a max-width of its own size and
+    no fixed height, the browser scales it down to fit, keeping its proportions (viewBox).
+    """
+    match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    if match is None:
+        return svg
+    return (svg[:match.start()] + f'<svg width="100%" style="max-width: {match.group(1)}pt; '
+            f'height: auto"' + svg[match.end():])
 
 
 def has_dot() -> bool:
