@@ -239,7 +239,7 @@ def test_page_without_graphviz_uses_its_own_layout(open_page, monkeypatch):
 def test_value_page_has_no_numerical_column(open_page):
     page = open_page(lecture_neuron())
     headers = page.eval_on_selector_all("#mg-leaves th", "hs => hs.map(h => h.textContent)")
-    assert headers == ["value", "data", "grad"]
+    assert headers == ["value", "data", "grad", "kind"]  # no numerical column
 
 
 def test_function_page_has_a_numerical_column(open_page):
