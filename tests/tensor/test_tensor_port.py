@@ -57,7 +57,8 @@ with torch.no_grad():
 '''
 
 def readme_import_lines() -> dict[str, str]:
-    """The porting block (docs/torch.md, "Changing the imports instead"): each line is `micrograd import  # the torch import`."""
+    """The porting block (docs/torch.md, "Changing the imports instead"): each line is
+    `micrograd import  # the torch import`."""
     text = (ROOT / "docs" / "torch.md").read_text(encoding="utf-8")
     after = text.split("change its import lines, and only those:", 1)[1]
     block = after.split("```python", 1)[1].split("```", 1)[0]
