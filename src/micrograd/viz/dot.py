@@ -307,8 +307,9 @@ def _digraph_class(graphviz: Any) -> type:
                 bundle = {mime: self.pipe(format=format, encoding=encoding)
                           for mime, (format, encoding) in JUPYTER_FORMATS.items()
                           if mime in wanted}
-                if "image/svg+xml" in bundle:
-                    bundle["image/svg+xml"] = fit_width(bundle["image/svg+xml"])
+                svg = bundle.get("image/svg+xml")
+                if isinstance(svg, str):  # piped with encoding="utf-8": text
+                    bundle["image/svg+xml"] = fit_width(svg)
                 return bundle
             except graphviz.ExecutableNotFound:
                 return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
