@@ -100,8 +100,8 @@ SHOWN = """() => {
 }"""
 
 
-@pytest.mark.browser
-def test_notebook_export_steps_through_the_embedded_page(tmp_path):
+def export_tools():
+    """(nbformat, nbconvert, sync_playwright, Chromium's path), or skip saying what is missing."""
     nbformat = require_module("nbformat")
     require_module("nbclient")
     nbconvert = require_module("nbconvert")
@@ -111,6 +111,12 @@ def test_notebook_export_steps_through_the_embedded_page(tmp_path):
         require(False, "the playwright Python package (pip install -e '.[test]')")
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     require(os.path.exists(chromium), "Chromium (/usr/bin/chromium; scripts/system-deps.sh)")
+    return nbformat, nbconvert, sync_playwright, chromium
+
+
+@pytest.mark.browser
+def test_notebook_export_steps_through_the_embedded_page(tmp_path):
+    nbformat, nbconvert, sync_playwright, chromium = export_tools()
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "from micrograd.engine import Value\n"
@@ -176,16 +182,8 @@ def test_a_wide_draw_dot_picture_fits_in_the_notebook_export(tmp_path):
     """Issue 22: in an nbconvert export, draw_dot's picture was cut off on the right. A
     40-op chain drawn left to right is far wider than the page: it must be scaled to fit."""
     require_tool("dot")
-    nbformat = require_module("nbformat")
-    require_module("nbclient")
-    nbconvert = require_module("nbconvert")
     require_module("graphviz")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "the playwright Python package (pip install -e '.[test]')")
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    require(os.path.exists(chromium), "Chromium (/usr/bin/chromium; scripts/system-deps.sh)")
+    nbformat, nbconvert, sync_playwright, chromium = export_tools()
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "from micrograd.engine import Value\n"
         "from micrograd.viz import draw_dot\n"
