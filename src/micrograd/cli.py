@@ -131,9 +131,14 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo = commands.add_parser("demo", help="train a small network and report loss/accuracy")
-    demo.add_argument("name", choices=["tiny", "xor", "moons", "digits", "mnist",
-                                              "names", "gpt"])
+    from micrograd.demos import SUMMARIES  # plain text: imports neither numpy nor tqdm
+
+    demo = commands.add_parser(
+        "demo", help="train a small network and report loss/accuracy",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="the demos:\n" + "\n".join(f"  {name:<7}{line}"
+                                                for name, line in SUMMARIES.items()))
+    demo.add_argument("name", choices=list(SUMMARIES), help="which demo (listed above)")
     demo.add_argument("--out", default="out", help="folder for plots (default: out)")
     demo.add_argument("--steps", type=int, default=None,
                       help="training steps (default: the demo's)")
@@ -141,11 +146,13 @@ def build_parser(expression_options: dict[str, dict[str, bool]] | None = None
                       help=f"random seed, 0 to {MAX_SEED} (default: the demo's)")
     demo.add_argument("--engine", choices=["scalar", "tensor"], default=None,
                       help="Value (scalar) or Tensor engine (default: scalar; digits, "
-                           "mnist: tensor)")
+                           "mnist, names, gpt: tensor)")
     demo.add_argument("--data", metavar="PATH", default=None,
-                      help="mnist: the folder with MNIST's four idx files (.gz or not); "
-                           "names, gpt: the text file (one name a line; any UTF-8 text); "
-                           "default: download once into $MICROGRAD_DATA or the cache folder")
+                      help="mnist, names, gpt: your copy of the demo's data, a file or the "
+                           "folder holding it (mnist: its four idx files, .gz or not; names: "
+                           "names.txt, one name a line; gpt: tinyshakespeare.txt or input.txt, "
+                           "any UTF-8 text); default: download once into $MICROGRAD_DATA or "
+                           "the cache folder")
 
     # no abbreviated options (--max for --max-depth): protect_expression knows full names only
     graph = commands.add_parser("graph", help="draw an expression's graph with its gradients",

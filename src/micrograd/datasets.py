@@ -30,14 +30,15 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from micrograd._validate import check_positive_int
 
-__all__ = ["MNIST_FILES", "DownloadError", "IdxError", "cache_dir", "circles", "digits",
-           "fetch", "mnist", "mnist_paths", "moons", "read_idx", "spiral", "tiny", "xor"]
+__all__ = ["MNIST_FILES", "DownloadError", "ForeignFile", "IdxError", "cache_dir", "circles",
+           "digits", "fetch", "mnist", "mnist_paths", "moons", "read_idx", "spiral", "tiny", "xor"]
 
 INSTALL_HINT = "pip install 'micrograd[demo]'"
 
@@ -206,14 +207,18 @@ def cache_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 def fetch(url: str | Iterable[str], sha256: str, filename: str,
           data_dir: str | os.PathLike[str] | None = None,
-          timeout: float = DOWNLOAD_TIMEOUT) -> Path:
+          timeout: float = DOWNLOAD_TIMEOUT, offline_hint: str | None = None) -> Path:
     """The path of `filename` in the cache folder (see cache_dir), downloaded from `url`
     on first use; `url` may be a list of mirrors, tried in order.
 
     The file's SHA-256 must be `sha256`: a download that does not match is deleted and
-    raises DownloadError; a cached file that no longer matches is downloaded again. The
-    download goes to a temporary file renamed into place only when complete and checked,
-    so an interrupted run never leaves half a file under the real name.
+    raises DownloadError. The download goes to a temporary file renamed into place only
+    when complete and checked, so an interrupted run never leaves half a file under the
+    real name. A file already there that does not match is replaced only if fetch wrote it
+    (the folder's .micrograd-downloads lists it), and only once its new copy is complete:
+    anything else under that name is the user's, kept as it is and reported (ForeignFile).
+    `offline_hint`: what the user should do when no mirror answers (default: where to save
+    the file by hand).
     """
     urls = [url] if isinstance(url, str) else list(url)
     if not urls or not all(isinstance(u, str) and u.startswith(("http://", "https://"))
@@ -223,14 +228,20 @@ def fetch(url: str | Iterable[str], sha256: str, filename: str,
     if not re.fullmatch(r"[0-9a-f]{64}", expected):
         raise ValueError(f"sha256 must be 64 hexadecimal digits, got {sha256!r}")
     if (not isinstance(filename, str) or not filename or filename in (".", "..")
-            or "/" in filename or "\\" in filename):
+            or "/" in filename or "\\" in filename or filename == MANIFEST):
         raise ValueError(f"filename must be a plain file name (no folders), got {filename!r}")
     folder = cache_dir(data_dir)
     path = folder / filename
-    if path.is_file():
-        if _sha256_of(path) == expected:
+    if path.exists():
+        if path.is_file() and _sha256_of(path) == expected:
             return path
-        path.unlink()  # damaged or replaced: fetch it again
+        if not path.is_file() or filename not in _written_by_fetch(folder):
+            found = (f"has SHA-256 {_sha256_of(path)}" if path.is_file() else "is not a file")
+            raise ForeignFile(
+                f"{path} {found}, not the {expected} of the {filename} micrograd downloads. "
+                f"micrograd did not write it, so it is left untouched: to use it, pass it "
+                f"yourself (a demo's --data {path}); to let micrograd download its own copy, "
+                f"move it out of {folder}")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -248,14 +259,37 @@ def fetch(url: str | Iterable[str], sha256: str, filename: str,
         if digest != expected:
             raise DownloadError(
                 f"{filename} downloaded from {source} has SHA-256 {digest}, expected "
-                f"{expected}; the file was deleted. The server sent something else (a "
+                f"{expected}; the download was deleted. The server sent something else (a "
                 f"changed file, an error page or a proxy's page): download it yourself and "
-                f"pass its folder with --data DIR")
+                f"save it as {path}")
+        _record_written(folder, filename)
         return path
-    raise DownloadError(
-        f"could not download {filename} ({'; '.join(failures)}). Are you offline? Download "
-        f"it yourself into a folder and pass that folder with --data DIR (in Python: "
-        f"data_dir=...), or set ${DATA_ENV} to it")
+    hint = offline_hint or (f"Download {urls[0]} yourself and save it as {path} "
+                            f"(or set ${DATA_ENV} to the folder that holds {filename})")
+    raise DownloadError(f"could not download {filename} ({'; '.join(failures)}). "
+                        f"Offline? {hint}")
+
+
+class ForeignFile(DownloadError):
+    """The cache folder holds a file under the download's name that fetch did not write and
+    that is not the file expected: it is kept, never deleted or overwritten."""
+
+
+MANIFEST = ".micrograd-downloads"  # the names of the files fetch wrote into a folder
+
+
+def _written_by_fetch(folder: Path) -> set[str]:
+    try:
+        return set((folder / MANIFEST).read_text(encoding="utf-8").splitlines())
+    except OSError:
+        return set()
+
+
+def _record_written(folder: Path, filename: str) -> None:
+    names = _written_by_fetch(folder)
+    if filename not in names:
+        with open(folder / MANIFEST, "a", encoding="utf-8") as manifest:
+            manifest.write(filename + "\n")
 
 
 def _download(url: str, path: Path, timeout: float, expected: str) -> str:
@@ -301,6 +335,8 @@ MNIST_FILES = {
     "test_labels": ("t10k-labels-idx1-ubyte",
                     "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"),
 }
+MNIST_LARGEST = 47_040_016  # bytes of train-images-idx3-ubyte: 16 + 60000 * 28 * 28
+MAX_IDX_BYTES = 64 * 2**20  # read_idx refuses more (a gzip bomb, a wrong file)
 IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC = 2051, 2049  # unsigned bytes, 3 and 1 dimensions
 
 
@@ -315,12 +351,19 @@ def read_idx(path: str | os.PathLike[str]) -> Any:
     each dimension as a big-endian 32-bit integer, then the data.
     """
     np = _require("numpy", "idx")
-    raw = Path(path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":  # gzip's magic bytes, whatever the file is called
+    with open(path, "rb") as file:
+        compressed = file.read(2) == b"\x1f\x8b"  # gzip's magic, whatever the file's name
+        file.seek(0)
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as error:
+            # read at most one byte past the bound: a gzip bomb (a few KB that expand to
+            # gigabytes) or a huge file stops here with one line, not a MemoryError
+            raw = (gzip.GzipFile(fileobj=file) if compressed else file).read(MAX_IDX_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as error:
             raise IdxError(f"{path}: a damaged gzip file ({error})") from None
+    if len(raw) > MAX_IDX_BYTES:
+        raise IdxError(f"{path}: {'expands to' if compressed else 'holds'} more than "
+                       f"{MAX_IDX_BYTES:,} bytes; MNIST's biggest idx file has "
+                       f"{MNIST_LARGEST:,} (is this the right file?)")
     if len(raw) < 4 or raw[:2] != b"\0\0":
         raise IdxError(f"{path}: not an idx file (it should start with two zero bytes, then "
                        f"type and dimension bytes; starts with {raw[:4].hex() or 'nothing'})")
@@ -351,15 +394,22 @@ def _check_idx(array: Any, path: Path, images: bool) -> None:
 
 
 def mnist_paths(data_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
-    """The four MNIST files: from data_dir (as given, no download; .gz or not), else from
-    the cache folder, downloaded on first use with their SHA-256 checked."""
+    """The four MNIST files: from data_dir (as given, no download; .gz or not; a folder, or
+    one of the four files, meaning its folder), else from the cache folder, downloaded on
+    first use with their SHA-256 checked."""
     if data_dir is None:
-        return {part: fetch([m + name + ".gz" for m in MNIST_MIRRORS], digest, name + ".gz")
+        names = " ".join(name + ".gz" for name, _ in MNIST_FILES.values())
+        hint = (f"Download {names} from {MNIST_MIRRORS[0]} into one folder and run "
+                f"`micrograd demo mnist --data FOLDER`")
+        return {part: fetch([m + name + ".gz" for m in MNIST_MIRRORS], digest, name + ".gz",
+                            offline_hint=hint)
                 for part, (name, digest) in MNIST_FILES.items()}
     folder = Path(data_dir).expanduser()
+    if folder.is_file():  # one of the four files: --data means its folder, as for the others
+        folder = folder.parent
     if not folder.is_dir():
-        raise FileNotFoundError(f"--data {str(folder)!r} is not a folder; give the folder "
-                                f"that holds MNIST's four idx files")
+        raise FileNotFoundError(f"--data {str(folder)!r}: no such file or folder; give the "
+                                f"folder that holds MNIST's four idx files (or one of them)")
     paths, missing = {}, []
     for part, (name, _) in MNIST_FILES.items():
         # the published names, and the ones with a dot some copies use (train-images.idx3-ubyte)

@@ -145,7 +145,20 @@ def _is_scalar_like(x: object) -> TypeGuard[_HasItem]:
 
 
 class Value:
-    """Stores a single scalar value and its gradient."""
+    """Stores a single scalar value and its gradient.
+
+    `Value(2.0, label="a")`. Operators `+ - * / **` (with numbers on either side) and unary
+    `-` build new Values; each remembers its inputs and how to send a gradient back to them.
+
+    Args:
+        data: the number (an int, a numpy scalar... becomes a float).
+        label: a name for pictures and traces (`draw_dot`, `trace`).
+
+    Attributes:
+        data: the number, a float.
+        grad: d(output)/d(this value) after `output.backward()`; 0.0 before.
+        label: the name given, or "".
+    """
 
     # __dict__ too: a learner may set attributes of their own (v.name = 'x'), as on the
     # lecture's class. It costs nothing until used: CPython creates the dict on first write.
@@ -204,38 +217,47 @@ class Value:
     # --- nonlinearities: each one knows its local derivative -----------------------------
 
     def relu(self) -> Value:
+        """max(0, x); its derivative is 1 where the output is positive, else 0."""
         out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
         return out._attach(_relu_backward)
 
     def tanh(self) -> Value:
+        """tanh(x); derivative 1 - tanh(x)**2."""
         out = Value(math.tanh(self.data), (self,), "tanh")
         return out._attach(_tanh_backward)
 
     def sigmoid(self) -> Value:
+        """1 / (1 + e**-x); derivative s * (1 - s)."""
         out = Value(_floats.sigmoid(self.data), (self,), "sigmoid")
         return out._attach(_sigmoid_backward)
 
     def exp(self) -> Value:
+        """e**x; derivative e**x (inf past about 709.78, as in PyTorch)."""
         out = Value(_floats.exp(self.data), (self,), "exp")
         return out._attach(_exp_backward)
 
     def log(self) -> Value:
+        """Natural log; derivative 1/x (log 0 is -inf, a negative x gives nan)."""
         out = Value(_floats.log(self.data), (self,), "log")
         return out._attach(_log_backward)
 
     def sqrt(self) -> Value:
+        """Square root; derivative 1 / (2 sqrt x) (nan for x < 0)."""
         out = Value(domain(math.sqrt, self.data), (self,), "sqrt")
         return out._attach(_sqrt_backward)
 
     def sin(self) -> Value:
+        """sin(x); derivative cos(x)."""
         out = Value(domain(math.sin, self.data), (self,), "sin")
         return out._attach(_sin_backward)
 
     def cos(self) -> Value:
+        """cos(x); derivative -sin(x)."""
         out = Value(domain(math.cos, self.data), (self,), "cos")
         return out._attach(_cos_backward)
 
     def __abs__(self) -> Value:
+        """|x| (also `abs(v)`); derivative sign(x), taken as 0 at 0."""
         out = Value(abs(self.data), (self,), "abs")
         return out._attach(_abs_backward)
 
@@ -497,7 +519,7 @@ def _as_value(x: object) -> Value | None:
 def weighted_sum(
     weights: list[Value], inputs: Iterable[Value | Number], bias: Value | Number
 ) -> Value:
-    """bias + w0*x0 + w1*x1 + ... as one node (a neuron's pre-activation).
+    """`bias + w0*x0 + w1*x1 + ...` as one node (a neuron's pre-activation).
 
     Adds in the same order as micrograd's `sum((wi*xi ...), bias)`, so the value is
     bit-for-bit the same as the fine-grained graph's; gradients: d/dwi = xi, d/dxi = wi.

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from micrograd import _floats, engine
+from micrograd.nn import name_parameters
 
 __all__ = ["MLP", "Layer", "Neuron", "Value", "draw_dot", "trace"]
 
@@ -69,15 +70,22 @@ class Neuron:
     def __init__(self, nin: int):
         self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
         self.b = Value(random.uniform(-1, 1))
+        name_parameters(self)  # not in the video: labels for the pictures (w.0, ..., b)
 
     def __call__(self, x: Sequence[Any]) -> Value:
+        """tanh(w·x + b) for the inputs x."""
         # The lecture's zip, unchecked: extra inputs are ignored, as in the video.
         act = sum((wi * xi for wi, xi in zip(self.w, x, strict=False)), self.b)
         out = act.tanh()
         return out
 
     def parameters(self) -> list[Value]:
+        """The weights, then the bias."""
         return self.w + [self.b]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`w.0`, `w.1`, ..., `b` (as micrograd.nn.Neuron names them)."""
+        return [(f"w.{i}", w) for i, w in enumerate(self.w)] + [("b", self.b)]
 
 
 class Layer:
@@ -85,13 +93,21 @@ class Layer:
 
     def __init__(self, nin: int, nout: int):
         self.neurons = [Neuron(nin) for _ in range(nout)]
+        name_parameters(self)
 
     def __call__(self, x: Sequence[Any]) -> Value | list[Value]:
+        """Each neuron's output; the Value itself when there is one neuron."""
         outs = [n(x) for n in self.neurons]
         return outs[0] if len(outs) == 1 else outs
 
     def parameters(self) -> list[Value]:
+        """Every neuron's parameters, neuron by neuron."""
         return [p for neuron in self.neurons for p in neuron.parameters()]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`neurons.0.w.0`, ... (as micrograd.nn.Layer names them)."""
+        return [(f"neurons.{i}.{name}", p) for i, n in enumerate(self.neurons)
+                for name, p in n.named_parameters()]
 
 
 class MLP:
@@ -100,14 +116,22 @@ class MLP:
     def __init__(self, nin: int, nouts: list[int]):
         sz = [nin] + nouts
         self.layers = [Layer(sz[i], sz[i + 1]) for i in range(len(nouts))]
+        name_parameters(self)
 
     def __call__(self, x: Any) -> Any:
+        """The layers applied in turn."""
         for layer in self.layers:
             x = layer(x)
         return x
 
     def parameters(self) -> list[Value]:
+        """Every layer's parameters, layer by layer."""
         return [p for layer in self.layers for p in layer.parameters()]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`layers.0.neurons.0.w.0`, ... (as micrograd.nn.MLP names them)."""
+        return [(f"layers.{i}.{name}", p) for i, layer in enumerate(self.layers)
+                for name, p in layer.named_parameters()]
 
 
 def trace(root: engine.Value) -> tuple[set, set]:

@@ -13,6 +13,7 @@ the lecture's fine-grained graph, e.g. for pictures and the backward trace.
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Sequence, Sized
 from typing import Any
 
@@ -26,11 +27,32 @@ class Module:
     """Base class: anything with parameters() that can zero their gradients."""
 
     def zero_grad(self) -> None:
+        """Set every parameter's grad to 0.0 (call it before each backward())."""
         for p in self.parameters():
             p.grad = 0.0
 
     def parameters(self) -> list[Value]:
+        """The Values that training changes, in a fixed order."""
         return []
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """(name, parameter) pairs in parameters() order, named by the attribute path as
+        PyTorch names them: `layers.0.neurons.2.w.1` is weight 1 of neuron 2 of layer 0."""
+        return []
+
+
+# Every Value a module made as its parameter (weakly: the set keeps none alive), so that a
+# picture can show a leaf as a parameter rather than an input or a constant.
+PARAMETERS: weakref.WeakSet[Value] = weakref.WeakSet()
+
+
+def name_parameters(module: Any) -> None:
+    """Label each parameter of `module` with its named_parameters() name, so that pictures
+    and traces show `layers.0.neurons.2.w.1` instead of a number. A module that becomes part
+    of a bigger one is named again by it, so the names always start at the outermost."""
+    for name, parameter in module.named_parameters():
+        parameter.label = name
+        PARAMETERS.add(parameter)
 
 
 class Neuron(Module):
@@ -53,6 +75,7 @@ class Neuron(Module):
         self.nonlin = nonlin
         self.activation = activation if nonlin else "linear"
         self.fused = fused
+        name_parameters(self)
 
     def __call__(self, x: Sequence[Value | Number]) -> Value:
         _check_inputs("Neuron", x, len(self.w))
@@ -69,7 +92,12 @@ class Neuron(Module):
         return act
 
     def parameters(self) -> list[Value]:
+        """The weights w[0], w[1], ..., then the bias b."""
         return self.w + [self.b]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`w.0`, `w.1`, ..., `b`."""
+        return [(f"w.{i}", w) for i, w in enumerate(self.w)] + [("b", self.b)]
 
     def __repr__(self) -> str:
         kind = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linear"}
@@ -82,6 +110,7 @@ class Layer(Module):
     def __init__(self, nin: int, nout: int, **kwargs: Any):
         check_positive_int("nout", nout)
         self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
+        name_parameters(self)
 
     def forward(self, x: Sequence[Value | Number]) -> list[Value]:
         """The layer's outputs, always as a list."""
@@ -93,7 +122,13 @@ class Layer(Module):
         return out[0] if len(out) == 1 else out  # micrograd 0.1.0 unwraps a single output
 
     def parameters(self) -> list[Value]:
+        """Every neuron's parameters, neuron by neuron."""
         return [p for n in self.neurons for p in n.parameters()]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`neurons.0.w.0`, ..., `neurons.0.b`, `neurons.1.w.0`, ..."""
+        return [(f"neurons.{i}.{name}", p) for i, n in enumerate(self.neurons)
+                for name, p in n.named_parameters()]
 
     def __repr__(self) -> str:
         return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
@@ -134,6 +169,7 @@ class MLP(Module):
             )
             for i in range(len(nouts))
         ]
+        name_parameters(self)
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
         _check_inputs("MLP", x, self.nin)
@@ -148,7 +184,13 @@ class MLP(Module):
         return len(self.layers[0].neurons[0].w)
 
     def parameters(self) -> list[Value]:
+        """Every layer's parameters, layer by layer."""
         return [p for layer in self.layers for p in layer.parameters()]
+
+    def named_parameters(self) -> list[tuple[str, Value]]:
+        """`layers.0.neurons.0.w.0`, ... in parameters() order."""
+        return [(f"layers.{i}.{name}", p) for i, layer in enumerate(self.layers)
+                for name, p in layer.named_parameters()]
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"

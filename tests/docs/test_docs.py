@@ -92,11 +92,21 @@ def test_the_readme_neuron_prints_the_lectures_numbers():
 
 
 def test_the_readme_training_loop_trains_the_41_parameter_net_to_a_loss_near_zero():
+    """README section 2 is the lecture's loop on micrograd.lecture; the README says it gets
+    below 0.05 for every seed 0-9, and that micrograd.nn.MLP in its place keeps a loss of
+    4.0 for 8 of those seeds (0.1.0's ReLU network, whose units die)."""
     code = block_after(README, "## 2. An MLP training loop")
-    for seed in range(5):
-        out = run_python(f"import random\nrandom.seed({seed})\n{code}", SRC).split()
+    assert "from micrograd.lecture import MLP" in code
+    relu = code.replace("from micrograd.lecture import MLP", "from micrograd.nn import MLP")
+    stuck = 0
+    for seed in range(10):
+        seeded = f"import random\nrandom.seed({seed})\nn = MLP("  # after the imports
+        out = run_python(code.replace("n = MLP(", seeded, 1), SRC).split()
         assert out[0] == "41"  # 3*4+4 + 4*4+4 + 4*1+1, the lecture's count
         assert float(out[1]) < 0.05  # from a loss of several units at the start
+        relu_loss = float(run_python(relu.replace("n = MLP(", seeded, 1), SRC).split()[1])
+        stuck += round(relu_loss, 4) == 4.0  # predictions ~0: its units are dead
+    assert stuck == 8
 
 
 def test_the_scalar_page_examples_print_the_lecture_and_math_numbers():

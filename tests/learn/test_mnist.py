@@ -64,9 +64,36 @@ def test_missing_files_are_named(tmp_path):
         datasets.mnist(tmp_path)
 
 
-def test_data_that_is_not_a_folder(tmp_path):
-    with pytest.raises(FileNotFoundError, match="is not a folder"):
+def test_data_that_does_not_exist(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
         datasets.mnist(tmp_path / "nowhere")
+
+
+def test_data_may_name_one_of_the_files_meaning_its_folder(tmp_path):
+    """--data means the same in every demo: a folder, or a file (here: its folder)."""
+    small_mnist(tmp_path)
+    from_file = datasets.mnist(tmp_path / "t10k-labels-idx1-ubyte.gz")
+    from_folder = datasets.mnist(tmp_path)
+    assert all((a == b).all() for a, b in zip(from_file, from_folder, strict=True))
+
+
+@pytest.mark.parametrize("compress", [True, False], ids=["gzip-bomb", "huge-raw-file"])
+def test_a_file_bigger_than_any_mnist_file_is_one_line_error(tmp_path, compress, capsys):
+    """A gzip bomb (about 100 KB expanding to 100 MB of zeros) stops at the bound, with one
+    line saying what was wrong, not a MemoryError traceback."""
+    small_mnist(tmp_path)
+    huge = b"\0" * (datasets.MAX_IDX_BYTES + 2**20)
+    name = "train-images-idx3-ubyte"
+    (tmp_path / (name + ".gz")).unlink()
+    if compress:
+        (tmp_path / (name + ".gz")).write_bytes(gzip.compress(huge, compresslevel=9))
+    else:
+        (tmp_path / name).write_bytes(huge)
+    code = cli.main(["demo", "mnist", "--data", str(tmp_path), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert f"more than {datasets.MAX_IDX_BYTES:,} bytes" in err and name in err
 
 
 def replace(folder, name, data):
@@ -118,7 +145,7 @@ def test_without_data_folder_the_files_are_downloaded_and_checked(tmp_path, monk
         assert len(server.requests) == 4
     assert np.array_equal(first[0], second[0]) and first[0].shape == (30, 784)
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == sorted(
-        name + ".gz" for name, _ in files.values())
+        [datasets.MANIFEST] + [name + ".gz" for name, _ in files.values()])
 
 
 def test_published_checksums_are_the_known_ones():
@@ -199,7 +226,11 @@ def test_demo_mnist_offline_says_to_use_data(tmp_path, monkeypatch, capsys):
     code = cli.main(["demo", "mnist", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "could not download train-images-idx3-ubyte.gz" in err and "--data DIR" in err
+    assert "could not download train-images-idx3-ubyte.gz" in err
+    # one instruction, naming all four files and the command that then works
+    for name, _ in datasets.MNIST_FILES.values():
+        assert f"{name}.gz" in err
+    assert "`micrograd demo mnist --data FOLDER`" in err
 
 
 def test_data_option_belongs_to_mnist(tmp_path, capsys):

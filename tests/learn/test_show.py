@@ -13,7 +13,7 @@ import shutil
 import sys
 
 import pytest
-from conftest import require, require_module
+from conftest import require, require_module, require_tool
 from learn_helpers import execute_notebook
 
 from micrograd.engine import Value
@@ -100,8 +100,8 @@ SHOWN = """() => {
 }"""
 
 
-@pytest.mark.browser
-def test_notebook_export_steps_through_the_embedded_page(tmp_path):
+def export_tools():
+    """(nbformat, nbconvert, sync_playwright, Chromium's path), or skip saying what is missing."""
     nbformat = require_module("nbformat")
     require_module("nbclient")
     nbconvert = require_module("nbconvert")
@@ -111,6 +111,12 @@ def test_notebook_export_steps_through_the_embedded_page(tmp_path):
         require(False, "the playwright Python package (pip install -e '.[test]')")
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     require(os.path.exists(chromium), "Chromium (/usr/bin/chromium; scripts/system-deps.sh)")
+    return nbformat, nbconvert, sync_playwright, chromium
+
+
+@pytest.mark.browser
+def test_notebook_export_steps_through_the_embedded_page(tmp_path):
+    nbformat, nbconvert, sync_playwright, chromium = export_tools()
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "from micrograd.engine import Value\n"
@@ -167,5 +173,47 @@ def test_notebook_export_steps_through_the_embedded_page(tmp_path):
                 frame.click("#mg-next")
             assert frame.evaluate(SHOWN) == expected
             assert [r.url for r in requests if r.frame == frame] == []  # self-contained
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+def test_a_wide_draw_dot_picture_fits_in_the_notebook_export(tmp_path):
+    """Issue 22: in an nbconvert export, draw_dot's picture was cut off on the right. A
+    40-op chain drawn left to right is far wider than the page: it must be scaled to fit."""
+    require_tool("dot")
+    require_module("graphviz")
+    nbformat, nbconvert, sync_playwright, chromium = export_tools()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from micrograd.engine import Value\n"
+        "from micrograd.viz import draw_dot\n"
+        "x = Value(0.5, label='x')\n"
+        "y = x\n"
+        "for k in range(40):\n"
+        "    y = (y * 1.01).tanh()\n"
+        "y.backward()\n"
+        "draw_dot(y)")])
+    execute_notebook(nb, tmp_path)
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    exported = tmp_path / "notebook.html"
+    exported.write_text(body, encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
+                       else r.abort())
+            page.goto(exported.as_uri(), wait_until="domcontentloaded")
+            # the export shows the SVG as an <img> (a data: URL) in the output area
+            page.wait_for_selector(".jp-RenderedSVG img", state="attached")
+            box = page.evaluate("""() => {
+              const img = document.querySelector('.jp-RenderedSVG img');
+              const r = img.getBoundingClientRect();
+              const area = img.closest('.jp-RenderedSVG').getBoundingClientRect();
+              return {right: r.right, width: r.width, areaRight: area.right,
+                      height: r.height};
+            }""")
+            assert box["height"] > 20  # a picture, not a collapsed box
+            assert box["right"] <= min(box["areaRight"], 1000) + 1
         finally:
             browser.close()

@@ -15,6 +15,7 @@ import importlib.util
 import math
 import pathlib
 import random
+import re
 import socket
 import sys
 
@@ -122,16 +123,33 @@ def test_a_download_that_is_not_the_published_file_is_refused(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("demo", ["names", "gpt"])
-def test_offline_first_run_says_to_download_by_hand_or_pass_data(demo, tmp_path, monkeypatch,
-                                                                 capsys):
+def test_offline_first_run_gives_one_instruction_that_works(demo, tmp_path, monkeypatch,
+                                                            capsys, names_file):
+    """The offline message names the URL and one command; doing exactly that then works."""
     module, attribute = (names, "NAMES") if demo == "names" else (gpt, "SHAKESPEARE")
     source = getattr(module, attribute)
     monkeypatch.setattr(module, attribute,
                         dataclasses.replace(source, urls=(closed_port_url() + "x.txt",)))
     monkeypatch.setenv("MICROGRAD_DATA", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
     assert cli.main(["demo", demo, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "--data PATH" in err and f"{source.size:,} bytes" in err
+    assert f"{source.size:,} bytes" in err
+    command = re.search(r"`(micrograd demo [^`]*)`", err).group(1).split()
+    assert command == ["micrograd", "demo", demo, "--data", source.filename]
+    # the learner saves the download under the name the message gives, and runs the command
+    (tmp_path / source.filename).write_bytes(names_file.read_bytes())
+    assert cli.main(command[1:] + ["--steps", "3", "--out", str(tmp_path / "out")]) == 0
+
+
+def test_gpt_data_folder_may_hold_the_urls_input_txt(tmp_path, verse_file):
+    (tmp_path / "input.txt").write_bytes(verse_file.read_bytes())
+    assert textdata.read_text(gpt.SHAKESPEARE, tmp_path) == verse_file.read_text()
+
+
+def test_data_folder_without_the_file_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"holds no names\.txt"):
+        textdata.read_text(names.NAMES, tmp_path)
 
 
 def test_the_published_checksums_are_well_formed():

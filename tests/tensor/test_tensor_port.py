@@ -57,8 +57,9 @@ with torch.no_grad():
 '''
 
 def readme_import_lines() -> dict[str, str]:
-    """The porting block (docs/porting.md): each line is `micrograd import  # the torch import`."""
-    text = (ROOT / "docs" / "porting.md").read_text(encoding="utf-8")
+    """The porting block (docs/torch.md, "Changing the imports instead"): each line is
+    `micrograd import  # the torch import`."""
+    text = (ROOT / "docs" / "torch.md").read_text(encoding="utf-8")
     after = text.split("change its import lines, and only those:", 1)[1]
     block = after.split("```python", 1)[1].split("```", 1)[0]
     pairs = [line.split("#", 1) for line in block.strip().splitlines()]
@@ -142,7 +143,7 @@ def readme_table_names() -> list[str]:
     expanded with the names in the PyTorch column."""
     import re
 
-    text = (ROOT / "docs" / "porting.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "torch.md").read_text(encoding="utf-8")
     table = text.split("## PyTorch name → micrograd name", 1)[1].split("Differences to know", 1)[0]
     names = []
     for line in table.splitlines()[3:]:

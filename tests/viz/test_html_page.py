@@ -7,6 +7,7 @@ test runs the engine's backward functions one node at a time, in the engine's or
 import math
 import os
 import random
+import re
 import shutil
 
 import pytest
@@ -238,7 +239,7 @@ def test_page_without_graphviz_uses_its_own_layout(open_page, monkeypatch):
 def test_value_page_has_no_numerical_column(open_page):
     page = open_page(lecture_neuron())
     headers = page.eval_on_selector_all("#mg-leaves th", "hs => hs.map(h => h.textContent)")
-    assert headers == ["value", "data", "grad"]
+    assert headers == ["value", "data", "grad", "kind"]  # no numerical column
 
 
 def test_function_page_has_a_numerical_column(open_page):
@@ -309,4 +310,69 @@ def test_max_depth_page_every_step_matches_the_engine(open_page, monkeypatch, bu
     assert page.is_disabled("#mg-next")
     page.keyboard.press("Home")
     assert_page_shows(page, snapshots[0])
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_network_page_names_every_parameter_and_tells_leaf_kinds(open_page, fused):
+    """Issue 22: MLP(3, [4, 4, 1])'s loss had 174 nodes named v0...v173 and every leaf
+    called a constant. The leaves table now names all 41 parameters and tells parameter,
+    input and constant apart (read back from the page as Chromium renders it)."""
+    from micrograd.nn import MLP
+
+    random.seed(3)
+    model = MLP(3, [4, 4, 1], activation="tanh", fused=fused)
+    loss = (model([2.0, 3.0, -1.0]) - 1.0) ** 2
+    page = open_page(loss)
+    rows = page.eval_on_selector_all(
+        "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
+    kinds = {row[0]: row[-1] for row in rows}
+    names = [name for name, _ in model.named_parameters()]
+    assert [kinds.get(name) for name in names] == ["parameter"] * 41
+    assert sorted(row[-1] for row in rows) == sorted(
+        ["parameter"] * 41 + ["input"] * 12 + ["constant"] * (len(rows) - 53))
+    assert not any(re.fullmatch(r"v\d+", name) for name in names)
+    # the parameters' boxes are on the page (drawn, with their names as text)
+    texts = page.eval_on_selector_all("svg text", "ts => ts.map(t => t.textContent.trim())")
+    assert set(names) <= set(texts)
+    assert page.errors == []
+
+
+IN_VIEW = """ids => {
+  const p = document.getElementById("mg-graph").getBoundingClientRect();
+  return ids.filter(id => document.getElementById(id)).map(id => {
+    const r = document.getElementById(id).getBoundingClientRect();
+    return [id, r.left >= p.left - 1 && r.right <= p.right + 1 && r.top >= p.top - 1 &&
+                r.bottom <= p.bottom + 1, r.height];
+  });
+}"""
+
+
+@pytest.mark.parametrize("build", ["neuron", "mlp"])
+def test_follow_keeps_the_active_op_its_inputs_and_output_in_view(open_page, build):
+    """Issue 22: "follow" zoomed to 1:1 on the active node and its inputs fell off-screen.
+    At every step, the node, its op and every input receiving a gradient are on screen;
+    on the 12-node neuron they are also at a readable size (text boxes >= 9 px high)."""
+    from micrograd.nn import MLP
+
+    if build == "neuron":
+        root = lecture_neuron()
+    else:
+        random.seed(3)
+        root = (MLP(3, [4, 4, 1], activation="tanh")([2.0, 3.0, -1.0]) - 1.0) ** 2
+    page = open_page(root)
+    steps = page.evaluate("() => JSON.parse(document.getElementById('mg-data').textContent).steps")
+    for k in range(1, len(steps)):
+        page.evaluate(f"() => window.micrograd.go({k})")
+        step = steps[k]
+        if not step["node"]:
+            continue
+        ids = [step["node"], step["node"] + "_op"] + [u["id"] for u in step["updates"]]
+        seen = page.evaluate(IN_VIEW, ids)
+        assert [i for i, inside, _ in seen if not inside] == [], f"step {k}"
+        if build == "neuron":
+            heights = page.evaluate(
+                "id => Array.from(document.getElementById(id).querySelectorAll('text'))"
+                ".map(t => t.getBoundingClientRect().height)", step["node"])
+            assert min(heights) >= 9, f"step {k}: text {min(heights):.1f} px high"
     assert page.errors == []

@@ -39,6 +39,7 @@ from micrograd.optim import SGD, LinearDecay
 
 __all__ = [
     "DEMOS",
+    "SUMMARIES",
     "Demo",
     "TrainingRun",
     "format_step",
@@ -159,6 +160,18 @@ DEMOS: dict[str, Demo] = {
     "names": Demo(None, {"steps": 5000, "seed": 2147483647}, ("tensor",), (("numpy", "numpy"),)),
     "gpt": Demo(None, {"steps": 500, "seed": 1337}, ("tensor",), (("numpy", "numpy"),)),
 }
+"""Every demo by name: how it trains, its default steps and seed, its engines and needs."""
+# one line per demo, for `micrograd demo --help` and the docs (tests/docs checks they agree)
+SUMMARIES: dict[str, str] = {
+    "tiny": "the lecture's network: MLP(3, [4, 4, 1]) tanh on 4 samples, 20 steps",
+    "xor": "the textbook's XOR: MLP(2, [4, 1]) tanh, loss below 0.01 in 300 steps",
+    "moons": "micrograd's demo notebook step for step (prints its numbers; 2 PNGs)",
+    "digits": "Tensor engine: scikit-learn's 8x8 digits, MLP 64-128-10, Adam (no download)",
+    "mnist": "Tensor engine: MNIST, MLP 784-128-10, Adam, 8 epochs (downloads 11.6 MB once)",
+    "names": "makemore part 3 on micrograd.torch: character MLP with BatchNorm on 32,033 names",
+    "gpt": "the GPT lecture on micrograd.torch: a character transformer on tiny Shakespeare",
+}
+"""One line per demo: what it trains (shown by `micrograd demo --help`)."""
 
 
 def run_demo(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,3 +72,40 @@ def moons_plots(run: TrainingRun, out: str, stem: str = "moons",
         title=f"moons{engine_note}: hinge loss + L2 (log scale) and accuracy",
     )
     return [boundary, curve]
+
+
+class ProgressBar:
+    """The progress of a demo that trains for more than a few seconds (mnist, names, gpt).
+
+    On a terminal, with tqdm installed: tqdm's bar on stderr. Piped or redirected: no bar
+    (tqdm's disable=None), so logs hold plain lines only. Either way a `step k/n  loss x`
+    line on stdout at step 1, every tenth of the run and at the end."""
+
+    def __init__(self, name: str, total: int):
+        self.total = total
+        self.bar: Any = None
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, desc=name, unit="step", file=sys.stderr, disable=None,
+                        leave=False)
+
+    def __call__(self, step: int, loss: float) -> None:
+        """Step `step` (1-based) ended with minibatch loss `loss`."""
+        if self.bar is not None:
+            if step % 20 == 0 or step == self.total:
+                self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+            self.bar.update(1)
+        if step % max(1, self.total // 10) == 0 or step == self.total or step == 1:
+            self.write(f"step {step:>{len(str(self.total))}}/{self.total}  loss {loss:.4f}")
+
+    def write(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

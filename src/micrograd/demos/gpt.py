@@ -38,6 +38,7 @@ SHAKESPEARE = TextSource(
     sha256="86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed",
     filename="tinyshakespeare.txt",
     size=1_115_394,
+    aliases=("input.txt",),
 )
 
 

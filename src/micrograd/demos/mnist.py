@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ import numpy as np
 from micrograd import datasets
 from micrograd._validate import check_positive_int
 from micrograd.autograd import no_grad
+from micrograd.demos.common import ProgressBar
 from micrograd.optim import Adam
 from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
@@ -169,9 +169,10 @@ def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None
     print(f"mnist: MLP 784-{HIDDEN}-10 ReLU, cross-entropy, Adam lr {LEARNING_RATE:g}, "
           f"{total} steps of batch {BATCH_SIZE} ({total * BATCH_SIZE / n_train:.1f} epochs of "
           f"{n_train} images), seed {seed}", flush=True)
-    bar = _ProgressBar(total)
+    bar = ProgressBar("mnist", total)
     try:
-        run = train_mnist(data, steps=total, seed=seed, on_step=bar)
+        run = train_mnist(data, steps=total, seed=seed,
+                          on_step=lambda step, _total, loss: bar(step, loss))
     finally:
         bar.close()
     right = int((run.predicted == run.y_test).sum())
@@ -201,35 +202,3 @@ def _blas_threads(n: int | None) -> Iterator[None]:
         return
     with threadpool_limits(limits=n, user_api="blas"):
         yield
-
-
-class _ProgressBar:
-    """tqdm's bar on a terminal when tqdm is installed, else a line every 10% of the steps."""
-
-    def __init__(self, total: int):
-        self.total = total
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            self.bar = None
-        else:  # disable=None: only on a terminal, so logs and pipes stay clean
-            self.bar = tqdm(total=total, desc="mnist", unit="step", file=sys.stderr,
-                            disable=None, leave=False)
-
-    def __call__(self, step: int, total: int, loss: float) -> None:
-        if self.bar is not None:
-            if step % 20 == 0 or step == total:
-                self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
-            self.bar.update(1)
-        if step % max(1, total // 10) == 0 or step == total:
-            line = f"step {step:>{len(str(total))}}/{total}  loss {loss:.4f}"
-            if self.bar is not None:
-                self.bar.write(line, file=sys.stdout)
-            else:
-                print(line, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-

@@ -1,19 +1,22 @@
-"""What the text demos (`names`, `gpt`) share: their text file, a progress bar, a loss plot.
+"""What the text demos (`names`, `gpt`) share: their text file and a loss plot (the progress
+bar is demos.common's, shared by every demo that trains for a while).
 
-The text comes from `--data PATH` when given, else from the data cache, downloaded on first
-use with its SHA-256 checked (micrograd.datasets.fetch).
+The text comes from `--data PATH` when given (the file, or a folder holding it under its
+cache name), else from the data cache, downloaded on first use with its SHA-256 checked
+(micrograd.datasets.fetch).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from micrograd import datasets
+from micrograd.demos.common import ProgressBar
+
+__all__ = ["ProgressBar", "TextSource", "data_file", "read_text", "save_loss_plot"]
 
 
 @dataclass(frozen=True)
@@ -25,27 +28,30 @@ class TextSource:
     sha256: str
     filename: str
     size: int  # bytes, to tell the user what a first run downloads
+    # other names the file goes by in a --data folder (gpt's URL calls it input.txt)
+    aliases: tuple[str, ...] = ()
+
+    def offline_hint(self) -> str:
+        """The one instruction that works without network: the file's URL and the command."""
+        return (f"Download {self.urls[0]} ({self.size:,} bytes) and run "
+                f"`micrograd demo {self.name} --data {self.filename}` (the path of the saved "
+                f"file, or the folder that holds it)")
 
 
 def read_text(source: TextSource, path: str | os.PathLike[str] | None = None,
               data_dir: str | os.PathLike[str] | None = None) -> str:
-    """The text of `path` (--data), else of the cached download of `source`.
+    """The text of `path` (--data: the file, or a folder holding `source.filename` or one
+    of its aliases), else of the cached download of `source`. A --data file is used as
+    given, whatever its checksum: the user asked for it.
 
     Raises FileNotFoundError for a missing --data file, ValueError for one that is empty
     or not UTF-8, and datasets.DownloadError (with what to do) when the download fails.
     """
     if path is not None:
-        file = Path(path).expanduser()
-        if not file.is_file():
-            raise FileNotFoundError(f"--data {str(path)!r}: no such file (give the path of "
-                                    f"a UTF-8 text file, such as {source.filename})")
+        file = data_file(source, path)
     else:
-        try:
-            file = datasets.fetch(list(source.urls), source.sha256, source.filename, data_dir)
-        except datasets.DownloadError as error:
-            raise datasets.DownloadError(
-                f"{error}\n{source.name}: download {source.urls[0]} "
-                f"({source.size:,} bytes) yourself and pass --data PATH") from None
+        file = datasets.fetch(list(source.urls), source.sha256, source.filename, data_dir,
+                              offline_hint=source.offline_hint())
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -56,38 +62,20 @@ def read_text(source: TextSource, path: str | os.PathLike[str] | None = None,
     return text
 
 
-class ProgressBar:
-    """tqdm's bar on a terminal when tqdm is installed (on stderr, so pipes stay clean),
-    and a `step k/n  loss x` line every tenth of the run on stdout."""
-
-    def __init__(self, name: str, total: int):
-        self.total = total
-        self.bar: Any = None
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            return
-        self.bar = tqdm(total=total, desc=name, unit="step", file=sys.stderr, disable=None,
-                        leave=False)
-
-    def __call__(self, step: int, loss: float) -> None:
-        """Step `step` (1-based) ended with minibatch loss `loss`."""
-        if self.bar is not None:
-            if step % 20 == 0 or step == self.total:
-                self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
-            self.bar.update(1)
-        if step % max(1, self.total // 10) == 0 or step == self.total or step == 1:
-            self.write(f"step {step:>{len(str(self.total))}}/{self.total}  loss {loss:.4f}")
-
-    def write(self, line: str) -> None:
-        if self.bar is not None:
-            self.bar.write(line, file=sys.stdout)
-        else:
-            print(line, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+def data_file(source: TextSource, path: str | os.PathLike[str]) -> Path:
+    """The file --data names: `path` itself, or the one under the source's name in a folder."""
+    given = Path(path).expanduser()
+    if given.is_dir():
+        names = (source.filename, *source.aliases)
+        for name in names:
+            if (given / name).is_file():
+                return given / name
+        raise FileNotFoundError(f"--data {str(path)!r}: the folder holds no "
+                                f"{' or '.join(names)} (give the file, or its folder)")
+    if not given.is_file():
+        raise FileNotFoundError(f"--data {str(path)!r}: no such file or folder (give the path "
+                                f"of a UTF-8 text file such as {source.filename}, or its folder)")
+    return given
 
 
 def save_loss_plot(losses: Sequence[float], out: str, stem: str, title: str) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -24,6 +25,7 @@ from micrograd.viz.graph import (
     fmt4,
     is_array_node,
     is_parameter,
+    leaf_kinds,
     tensor_fields,
     view,
 )
@@ -85,6 +87,7 @@ def describe(graph: GraphView, rankdir: str = "LR",
     check_rankdir(rankdir)
     graph_attrs = {"rankdir": rankdir}
     nodes, edges = [], []
+    kinds = leaf_kinds(graph)
     for node in graph.nodes:
         nid = graph.id(node)
         grad = node.grad if grads is None else grads[id(node)]
@@ -100,10 +103,13 @@ def describe(graph: GraphView, rankdir: str = "LR",
         if array and not node._prev:
             attrs.update(style="filled",
                          fillcolor=PARAMETER_FILL if is_parameter(node) else CONSTANT_FILL)
+        elif not node._prev and kinds[id(node)] != "input":  # a Value: inputs stay white
+            attrs.update(style="filled", fillcolor=PARAMETER_FILL
+                         if kinds[id(node)] == "parameter" else CONSTANT_FILL)
         nodes.append((nid, attrs))
         if node._prev:
             op_id = nid + "_op"
-            nodes.append((op_id, {"label": _escape(node._op or "?"), "id": op_id,
+            nodes.append((op_id, {"label": _escape(graph.op(node)), "id": op_id,
                                   "fontsize": "11", "margin": "0.02,0.02",
                                   "width": "0.3", "height": "0.3"}))
             edges.append((op_id, nid, {"id": f"{op_id}_to_{nid}"}))
@@ -177,10 +183,12 @@ def draw_dot(root: Any, rankdir: str = "LR", format: str = "svg",
     graph = view(root, max_depth, names=names)
     graph_attrs, nodes, edges = describe(graph, rankdir)
     picture = _digraph_class(graphviz)(format=format, graph_attr=graph_attrs)
+    # nohtml: the graphviz package leaves a value shaped like <...> unquoted, as an HTML-like
+    # label, so an op named "<<table href='javascript:...'>...>" would become a link
     for name, attrs in nodes:
-        picture.node(name, **attrs)
+        picture.node(name, **{k: graphviz.nohtml(v) for k, v in attrs.items()})
     for tail, head, attrs in edges:
-        picture.edge(tail, head, **attrs)
+        picture.edge(tail, head, **{k: graphviz.nohtml(v) for k, v in attrs.items()})
     picture.timeout = timeout
     picture.drawn_nodes = len(graph.nodes)
     return picture
@@ -296,9 +304,13 @@ def _digraph_class(graphviz: Any) -> type:
             wanted = set(include) if include is not None else {"image/svg+xml"}
             wanted -= set(exclude or ())
             try:
-                return {mime: self.pipe(format=format, encoding=encoding)
-                        for mime, (format, encoding) in JUPYTER_FORMATS.items()
-                        if mime in wanted}
+                bundle = {mime: self.pipe(format=format, encoding=encoding)
+                          for mime, (format, encoding) in JUPYTER_FORMATS.items()
+                          if mime in wanted}
+                svg = bundle.get("image/svg+xml")
+                if isinstance(svg, str):  # piped with encoding="utf-8": text
+                    bundle["image/svg+xml"] = fit_width(svg)
+                return bundle
             except graphviz.ExecutableNotFound:
                 return {"text/plain": INSTALL_GRAPHVIZ + "\n\n" + self.source}
             except DotTimeout as error:  # say why there is no picture instead of hanging
@@ -313,6 +325,20 @@ def _digraph_class(graphviz: Any) -> type:
     Digraph.__module__ = __name__
     _DIGRAPH = Digraph
     return Digraph
+
+
+def fit_width(svg: str) -> str:
+    """The SVG at most as wide as the cell it is shown in, never wider than dot made it.
+
+    dot gives the picture a fixed size in points; a wide graph in a notebook (and in its
+    HTML export) was cut off on the right. With width 100%, a max-width of its own size and
+    no fixed height, the browser scales it down to fit, keeping its proportions (viewBox).
+    """
+    match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    if match is None:
+        return svg
+    return (svg[:match.start()] + f'<svg width="100%" style="max-width: {match.group(1)}pt; '
+            f'height: auto"' + svg[match.end():])
 
 
 def has_dot() -> bool:

@@ -26,6 +26,9 @@ from micrograd.autograd import topological_order
 RANKDIRS = ("LR", "TB", "RL", "BT")  # Graphviz's and Mermaid's four directions
 LARGE_GRAPH = 500  # nodes; above this pictures warn and suggest max_depth
 SHOWN_ELEMENTS = 6  # a tensor's data/grad with at most this many elements is shown in full
+# characters of a label or op name a picture shows: a 20,000-character label would make one
+# box wider than any screen (and Graphviz fails on such lines), so the middle is left out
+MAX_LABEL = 60
 
 
 class LargeGraphWarning(UserWarning):
@@ -47,9 +50,14 @@ class GraphView:
     names: dict = field(default_factory=dict)  # id(node) -> unique display name
     ids: dict = field(default_factory=dict)  # id(node) -> "n<k>", safe for DOT/SVG/Mermaid
     cut: set = field(default_factory=set)  # id(node) of drawn nodes with undrawn inputs
+    given: set = field(default_factory=set)  # id(node) of the nodes named in names=
 
     def name(self, node: Any) -> str:
         return self.names[id(node)]
+
+    def op(self, node: Any) -> str:
+        """The op that made node, as pictures show it (see display_text)."""
+        return display_text(node._op or "?")
 
     def id(self, node: Any) -> str:
         return self.ids[id(node)]
@@ -103,6 +111,7 @@ def view(root: Any, max_depth: int | None = None, warn_over: int = LARGE_GRAPH,
     graph = GraphView(root=root, nodes=nodes, total=total, max_depth=max_depth)
     graph.ids = {id(n): f"n{k}" for k, n in enumerate(nodes)}
     graph.names = _unique_names(nodes, fixed)
+    graph.given = set(fixed)
     graph.cut = {id(n) for n in nodes if any(id(c) not in graph.ids for c in n._prev)}
     return graph
 
@@ -148,7 +157,8 @@ def _unique_names(
     `reserved` names are already used by other nodes (drawn elsewhere) and are avoided.
     """
     fixed = fixed or {}
-    labels = {id(n): fixed.get(id(n)) or str(getattr(n, "label", "") or "") for n in nodes}
+    labels = {id(n): display_text(fixed.get(id(n)) or str(getattr(n, "label", "") or ""))
+              for n in nodes}
     taken = (set(labels.values()) - {""}) | set(reserved)
     names: dict = {}
     used: set = set(reserved)
@@ -167,6 +177,23 @@ def _unique_names(
         used.add(name)
         names[id(node)] = name
     return names
+
+
+def display_text(text: Any, limit: int | None = MAX_LABEL) -> str:
+    """`text` as one short printable line for any picture.
+
+    Control characters (newline, NUL, ESC, ...) are spelled out as `\\n`, `\\x00`, `\\x1b`
+    -- Graphviz fails on some and Mermaid breaks its line on others -- and text longer than
+    `limit` characters keeps its start and end around `...(N chars)...`. Quoting for each
+    format (DOT, Mermaid, HTML) is still done by that format's writer.
+    """
+    text = str(text)
+    if any(not ch.isprintable() for ch in text):
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    if limit is not None and len(text) > limit:
+        keep = (limit - 20) // 2
+        text = f"{text[:keep]}...({len(text)} chars)...{text[-keep:]}"
+    return text
 
 
 def fmt4(x: float) -> str:
@@ -206,6 +233,35 @@ def is_array_node(node: Any) -> bool:
 def is_parameter(node: Any) -> bool:
     """A leaf that requires grad: what backward() fills in and an optimizer updates."""
     return not node._prev and bool(getattr(node, "requires_grad", False))
+
+
+def leaf_kinds(graph: GraphView) -> dict[int, str]:
+    """id(leaf) -> "parameter", "input" or "constant" for every drawn leaf.
+
+    parameter: a Tensor that requires grad, a Value a module made (micrograd.nn, .lecture)
+    or one named in names=. input: a labelled Value (the learner named it), or a Value that
+    meets a parameter at an op (the x of w*x, the inputs of a neuron's w·x+b). constant:
+    any other leaf (the 1.0 of y - 1.0, the 2 of **2).
+    """
+    from micrograd.nn import PARAMETERS
+
+    def parameter(node: Any) -> bool:
+        if is_array_node(node):
+            return is_parameter(node)
+        return node in PARAMETERS or id(node) in graph.given
+
+    kinds: dict[int, str] = {}
+    for node in graph.nodes:
+        if not node._prev:
+            kinds[id(node)] = ("parameter" if parameter(node) else
+                               "input" if getattr(node, "label", "") else "constant")
+    for node in graph.nodes:  # a leaf next to a parameter at an op is that op's input
+        children = node._prev
+        if any(id(c) in kinds and kinds[id(c)] == "parameter" for c in children):
+            for child in children:
+                if kinds.get(id(child)) == "constant":
+                    kinds[id(child)] = "input"
+    return kinds
 
 
 def tensor_kind(node: Any) -> str:

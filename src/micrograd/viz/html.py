@@ -31,7 +31,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.viz.dot import DotTimeout, dot_source, has_dot, input_edges, run_dot
 from micrograd.viz.expr import Expression, parse_expression
-from micrograd.viz.graph import GraphView, check_rankdir, fmt4, view
+from micrograd.viz.graph import GraphView, check_rankdir, fmt4, leaf_kinds, view
 from micrograd.viz.trace import trace_steps
 
 H = 1e-6  # step of the numerical check; forward difference as in the lecture
@@ -180,8 +180,10 @@ def _page_data(graph: GraphView, numerical: dict | None) -> tuple:
     run = trace_steps(root, graph)
     drawn = graph.ids
     ids = graph.id
-    nodes = {ids(n): {"name": graph.name(n), "op": n._op if n._prev else "",
-                      "data": _json_number(n.data), "leaf": not n._prev, "numerical": None}
+    kinds = leaf_kinds(graph)
+    nodes = {ids(n): {"name": graph.name(n), "op": graph.op(n) if n._prev else "",
+                      "data": _json_number(n.data), "leaf": not n._prev, "numerical": None,
+                      "kind": kinds.get(id(n), "")}
              for n in graph.nodes}
     leaves = [n for n in graph.nodes if not n._prev]
     root_name = graph.name(root)
@@ -259,7 +261,7 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
     for node in graph.nodes:  # topological: inputs already have their level
         level[id(node)] = 1 + max((level[id(c)] for c in node._prev if id(c) in level),
                                   default=-1)
-    boxes = []  # (key, column, width, texts or op)
+    boxes: list[tuple[str, int, float, Any]] = []  # (key, column, width, texts or op)
     for node in graph.nodes:
         texts = [graph.name(node), f"data {fmt4(node.data)}",
                  f"grad {fmt4(grads.get(id(node), node.grad))}"] + fields(node)
@@ -269,7 +271,7 @@ def _column_layout(graph: GraphView, fields: Callable, grads: dict) -> str:
                       list(zip(texts, widths, strict=True))))
         if node._prev:
             boxes.append((graph.id(node) + "_op", 2 * level[id(node)] - 1,
-                          max(44.0, len(node._op) * char + 16), node._op))
+                          max(44.0, len(graph.op(node)) * char + 16), graph.op(node)))
     if graph.cut:  # the undrawn rest of the graph: one note left of everything
         note = f"... {graph.hidden} more nodes beyond max_depth={graph.max_depth}"
         first = min(b[1] for b in boxes)

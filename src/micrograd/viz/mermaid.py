@@ -12,6 +12,7 @@ from typing import Any
 
 from micrograd.viz.graph import (
     check_rankdir,
+    display_text,
     fmt4,
     is_array_node,
     is_parameter,
@@ -21,9 +22,10 @@ from micrograd.viz.graph import (
 
 
 def _text(text: str) -> str:
-    """Mermaid-escape text inside ["..."]: quotes and angle brackets become entity codes."""
-    return (str(text).replace("#", "#35;").replace('"', "#quot;")
-            .replace("<", "#lt;").replace(">", "#gt;"))
+    """Mermaid-escape text inside ["..."]: quotes, angle brackets and backticks (which would
+    start a Markdown string) become entity codes; control characters are spelled out."""
+    return (display_text(text, limit=None).replace("#", "#35;").replace('"', "#quot;")
+            .replace("<", "#lt;").replace(">", "#gt;").replace("`", "#96;"))
 
 
 def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None,
@@ -48,7 +50,7 @@ def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None,
             grad = fmt4(node.grad) if isinstance(node.grad, float) else node.grad
             lines.append(f'  {nid}["{_text(graph.name(node))} | data {data} | grad {grad}"]')
         if node._prev:
-            lines.append(f'  {nid}_op(("{_text(node._op or "?")}")) --> {nid}')
+            lines.append(f'  {nid}_op(("{_text(graph.op(node))}")) --> {nid}')
     for child, node in graph.edges():
         lines.append(f"  {graph.id(child)} --> {graph.id(node)}_op")
     if graph.cut:

@@ -33,7 +33,7 @@
     const node = data.nodes[id];
     const row = document.createElement("tr");
     row.dataset.id = id;
-    const cells = [node.name, fmt(node.data), "", ...(data.numerical ? [node.numerical === null ? "—" : fmt(node.numerical)] : [])];
+    const cells = [node.name, fmt(node.data), "", ...(data.numerical ? [node.numerical === null ? "—" : fmt(node.numerical)] : []), node.kind];
     for (const text of cells) {
       const td = document.createElement("td");
       td.textContent = text;
@@ -90,7 +90,7 @@
     document.getElementById("mg-first").disabled = current === 0;
     document.getElementById("mg-next").disabled = current === steps.length - 1;
     document.getElementById("mg-last").disabled = current === steps.length - 1;
-    if (step.node) follow(step.node);
+    if (step.node) follow([step.node, step.node + "_op", ...changed]);
   }
 
   function go(target) {
@@ -126,16 +126,37 @@
     return p.matrixTransform(svg.getScreenCTM().inverse());
   }
   const followBox = document.getElementById("mg-follow");
-  function follow(id) {  // keep the active node in sight, zoomed in to a readable size
-    const e = document.getElementById(id);
-    if (!e || !svg || !followBox.checked) return;
-    const r = e.getBoundingClientRect(), p = pane.getBoundingClientRect(), v = view();
-    const scale = Math.min(p.width / v.width, p.height / v.height);  // screen px per unit
-    const inside = r.left >= p.left && r.right <= p.right && r.top >= p.top && r.bottom <= p.bottom;
-    if (inside && scale >= 0.45) return;
-    const c = toSvg(r.left + r.width / 2, r.top + r.height / 2);
-    const width = scale < 0.45 ? p.width : v.width, height = scale < 0.45 ? p.height : v.height;
-    setView({ x: c.x - width / 2, y: c.y - height / 2, width, height });
+  // The box around elements `ids`, in SVG units (null if none is drawn).
+  function boxOf(ids) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const id of ids) {
+      const e = document.getElementById(id);
+      if (!e) continue;
+      const r = e.getBoundingClientRect();
+      const a = toSvg(r.left, r.top), b = toSvg(r.right, r.bottom);
+      x0 = Math.min(x0, a.x, b.x); y0 = Math.min(y0, a.y, b.y);
+      x1 = Math.max(x1, a.x, b.x); y1 = Math.max(y1, a.y, b.y);
+    }
+    return x0 === Infinity ? null : { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+  }
+  const READABLE = 0.45, LARGEST = 1.0;  // screen px per SVG unit: smallest worth keeping, 1:1
+  // Keep the step in sight: the active node, its op and every input it sends a gradient to,
+  // all on screen, as large as fits but never past 1:1. A view that already shows them all
+  // at a readable size is left alone, so the picture does not jump at every step.
+  function follow(ids) {
+    if (!svg || !followBox.checked) return;
+    const box = boxOf(ids);
+    if (!box) return;
+    const p = pane.getBoundingClientRect(), v = view();
+    const scale = Math.min(p.width / v.width, p.height / v.height);
+    const shown = toSvg(p.left, p.top), shownEnd = toSvg(p.right, p.bottom);
+    const inside = box.x >= shown.x && box.y >= shown.y && box.x + box.width <= shownEnd.x &&
+                   box.y + box.height <= shownEnd.y;
+    if (inside && scale >= READABLE) return;
+    const pad = 24;  // screen px around the step
+    const target = Math.min(LARGEST, (p.width - 2 * pad) / box.width, (p.height - 2 * pad) / box.height);
+    const width = p.width / target, height = p.height / target;
+    setView({ x: box.x + box.width / 2 - width / 2, y: box.y + box.height / 2 - height / 2, width, height });
   }
   if (svg) {
     pane.addEventListener("wheel", ev => {
