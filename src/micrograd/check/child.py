@@ -627,10 +627,12 @@ class Child:
         return report
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], child_class: type[Child] | None = None) -> None:
+    """Serve the parent's requests: the engine checker's Child, or a subclass of it
+    (`ninja_child.py` passes its own) in the same confinement."""
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # not our package
-    child = Child(int(argv[1]), int(argv[2]))
+    child = (child_class or Child)(int(argv[1]), int(argv[2]))
     start = child.receive()  # the limits come first, before any learner code
     isolated = bool(start.get("namespace")) and _CONFINE.enter_pid_namespace(
         [str(p) for p in start.get("read_only", [])])

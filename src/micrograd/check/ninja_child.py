@@ -71,14 +71,7 @@ class NinjaChild(_BASE.Child):  # type: ignore[name-defined]
 
 
 def main(argv: list[str]) -> None:
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # not our package
-    child = NinjaChild(int(argv[1]), int(argv[2]))
-    start = child.receive()  # the limits come first, before any learner code
-    _BASE.apply_limits(start["limits"])
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    child.send(start, {"ready": True})
-    child.serve()
+    _BASE.main(argv, NinjaChild)  # the engine checker's start-up: limits, namespace, channel
 
 
 if __name__ == "__main__":
