@@ -75,7 +75,7 @@ class FloatMath:
 class LectureMath(FloatMath):
     """The lecture's numbers: tanh as (e^2x - 1) / (e^2x + 1) (see micrograd.lecture)."""
 
-    tanh = staticmethod(_floats.tanh_lecture)
+    tanh = staticmethod(_floats.tanh_lecture)  # type: ignore[assignment]  # same signature
 
 
 FLOATS = FloatMath()
