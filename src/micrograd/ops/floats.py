@@ -67,10 +67,6 @@ class FloatMath:
     def zeros_like(g: float) -> float:
         return 0.0
 
-    @staticmethod
-    def floating(x: float) -> float:
-        return x
-
 
 class LectureMath(FloatMath):
     """The lecture's numbers: tanh as (e^2x - 1) / (e^2x + 1) (see micrograd.lecture)."""

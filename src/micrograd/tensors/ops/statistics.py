@@ -229,7 +229,7 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
                 return np.where(total == 0, 0, g * data / total)
 
         return unary(x, out, "norm", vjp)
-    magnitude = elementwise.abs(x)
+    magnitude = x.abs()
     if p in (np.inf, float("inf")):
         return amax(magnitude, dim if dim is not None else (), keepdim)
     if p in (-np.inf, float("-inf")):
