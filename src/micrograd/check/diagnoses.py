@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from micrograd import ops as registry
+
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -26,8 +28,8 @@ class Diagnosis:
 
 
 # the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
-ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k", "exp": "exp", "log": "log", "tanh": "tanh",
-             "relu": "ReLU", "sigmoid": "sigmoid"}
+ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k",
+             **{entry.name: entry.label for entry in registry.probed_ops()}}  # exp, ReLU, ...
 ROLES = {"{out.grad}": "out.grad", "{out.data}": "out.data", "{0.data}": "self.data",
          "{1.data}": "other.data", "{k}": "other"}
 TARGETS = ("self.grad", "other.grad")
@@ -66,8 +68,7 @@ def local_derivative_fix(op: str, default: str) -> str:
 OP_SYMBOL = {
     "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
     "rsub": "2 - a", "neg": "-a", "truediv": "a / b", "rtruediv": "4 / a", "pow": "a ** 3",
-    "exp": "a.exp()", "log": "a.log()", "tanh": "a.tanh()", "relu": "a.relu()",
-    "sigmoid": "a.sigmoid()",
+    **{entry.name: f"a.{entry.methods[0]}()" for entry in registry.probed_ops()},
 }
 
 CATALOG: dict[str, Diagnosis] = {}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.check import mlp, tensor
-from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
+from micrograd.check.probes import CAPABILITY, OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import LIMITS, ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
 from micrograd.check.source import Learner, copy_into, parse_for_checks, read_learner
@@ -196,7 +196,8 @@ class Session:
         request = {"do": "load", "path": str(target), "root": str(self.box.work),
                    "module_name": self.learner.module_name, "cells": self.learner.cells,
                    "class_name": class_name, "load_timeout": load_seconds,
-                   "api": self.overrides}
+                   "api": self.overrides,
+                   "methods": [m for m in CAPABILITY.values() if not m.startswith("__")]}
         try:
             report = self.box.ask(request, min(load_seconds + GRACE, self.remaining()), "load")
             failures, info = list(report["failures"]), dict(report["class"])

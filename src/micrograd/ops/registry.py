@@ -67,6 +67,7 @@ class Op:
     quiet: bool = False                # its forward can make inf/nan: numpy must not warn
     probe_at: float | None = None      # the checker's gradient probe point
     edge_points: tuple[float, ...] = ()  # forward-only points where textbook formulas break
+    edge_probe: str = ""               # the checker's id for them (default NAME-range)
     domain: tuple[float, float] = (-3.0, 3.0)  # where the shared tests draw inputs
     smooth: bool = True                # differentiable on `domain` (not sign, floor, ...)
 
