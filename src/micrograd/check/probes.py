@@ -17,6 +17,7 @@ one can follow from (see `verdicts.follows_from`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,8 +169,11 @@ def _edge_order(entries: list[registry.Op]) -> list[registry.Op]:
     return sorted(entries, key=lambda e: e.name not in ("tanh", "sigmoid"))
 
 
-def engine_probes(has_tanh: bool) -> list[Probe]:
-    """The op, reuse and graph probes, in the order they run (each op before composites)."""
+def engine_probes(has_tanh: bool, has: Callable[[str], bool] = lambda op: True) -> list[Probe]:
+    """The op, reuse and graph probes, in the order they run (each op before composites).
+    `has(op)`: does the class define it (an op beyond the lecture's is probed only then)."""
+    probed = [entry for entry in registry.probed_ops() if entry.probe_required or has(entry.name)]
+    unary_at = {name: x for name, x in UNARY_AT.items() if any(e.name == name for e in probed)}
     a, b = {"a": 1.7}, {"a": 1.7, "b": -0.6}
     probes = [
         Probe(id="add", group="ops", program="a + b", inputs=b, needs=("add",), op="add"),
@@ -208,13 +212,12 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
         Probe(id="rtruediv", group="reflected", program="4 / a", inputs=a, needs=("rtruediv",),
               op="rtruediv", after=("rmul-int", "truediv") + POW_EDGES + WALKER),
     ]
-    for name, x in UNARY_AT.items():
+    for name, x in unary_at.items():
         probes.append(Probe(id=name, group="ops", program=f"a.{name}()", inputs={"a": x},
                             needs=(name,), op=name,
                             after=("chain-2",) if name == "sigmoid" else ()))
     # edge points, forward only: large |x| (overflow of a textbook formula), log near 0
-    probes += [_edge_probe(entry) for entry in _edge_order(registry.probed_ops())
-               if entry.edge_points]
+    probes += [_edge_probe(entry) for entry in _edge_order(probed) if entry.edge_points]
     probes.append(Probe(id="relu-negative", group="ops", program="a.relu()", inputs={"a": -0.8},
                         needs=("relu",), op="relu"))
     # accumulation: a node used twice must receive both contributions (+=, not =)
@@ -231,7 +234,7 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               needs=("add", "pow"), op="pow", on_mismatch="grad-assigned:pow",
               after=("add", "pow-int") + WALKER),
     ]
-    for name, x in UNARY_AT.items():
+    for name, x in unary_at.items():
         probes.append(Probe(
             id=f"reuse-{name}", group="reuse", program=f"a.{name}() + a", inputs={"a": x},
             needs=("add", name), op=name,

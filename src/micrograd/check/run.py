@@ -176,7 +176,7 @@ class Session:
                 self._tensor_probe(tensor_probe, engine)
             self.box.drain()
             return self.results
-        plan = structural_probes() + engine_probes(engine.has("tanh"))
+        plan = structural_probes() + engine_probes(engine.has("tanh"), engine.has)
         for probe in plan:
             self._probe(probe, engine)
         if engine.has_mlp:

@@ -66,6 +66,8 @@ class Op:
     operators: tuple[str, ...] = ()    # Python operators spelling it (abs: "__abs__")
     quiet: bool = False                # its forward can make inf/nan: numpy must not warn
     probe_at: float | None = None      # the checker's gradient probe point
+    probe_required: bool = False       # the lecture's ops: MISSING when a class lacks it;
+    #                                    any other op is probed only in a class that has it
     edge_points: tuple[float, ...] = ()  # forward-only points where textbook formulas break
     edge_probe: str = ""               # the checker's id for them (default NAME-range)
     domain: tuple[float, float] = (-3.0, 3.0)  # where the shared tests draw inputs
