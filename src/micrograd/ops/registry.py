@@ -60,7 +60,8 @@ class Op:
     torch: Torch = Torch()
     params: tuple[tuple[str, float], ...] = ()
     dtype: str = "float"               # "float": integers become the default float dtype;
-    #                                    "keep": the result keeps the input's dtype
+    #                                    "keep": the result keeps the input's dtype;
+    #                                    "float only": integers refused, as torch does
     scalar: bool = False               # Value has it as a method (and the lecture's Value)
     scalar_name: str = ""              # Value's `_op` when it differs (relu: "ReLU")
     operators: tuple[str, ...] = ()    # Python operators spelling it (abs: "__abs__")

@@ -56,13 +56,18 @@ def _signature(entry: Op, first: str) -> inspect.Signature:
 
 def function_of(entry: Op) -> Callable[..., Tensor]:
     """The Tensor function of registry op `entry`: `f(x, *params)` -> a node named entry.name."""
-    name, floating, quiet = entry.name, entry.dtype == "float", entry.quiet
+    name, floating, quiet = entry.name, entry.dtype != "keep", entry.quiet
+    refuse_integers = entry.dtype == "float only"
     default = rule(name)
 
     def function(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         forward, vjp = default if not (args or kwargs) else rule(name, bind(entry, args, kwargs))
         data = x._array
         if floating and data.dtype.kind not in "fc":
+            if refuse_integers:
+                raise NotImplementedError(
+                    f"{name} is not implemented for {data.dtype} tensors, as in torch; "
+                    f"convert first, e.g. x.float()")
             data = data.astype(dtypes.default.dtype)
         if quiet:
             with np.errstate(all="ignore"):
