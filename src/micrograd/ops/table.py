@@ -66,6 +66,21 @@ def _abs(m: Any) -> Rule:
     return Rule(m.abs, lambda g, x, out: g * m.sign(x))
 
 
+def _softplus(m: Any, beta: float = 1.0, threshold: float = 20.0) -> Rule:
+    """log(1 + e^(beta x)) / beta, and x itself past beta x > threshold (torch's). Written
+    as max(bx, 0) + log1p(e^-|bx|), which never overflows; d/dx = sigmoid(beta x)."""
+    def forward(x: Any) -> Any:
+        bx = beta * x
+        smooth = (m.maximum(bx, 0.0) + m.log1p(m.exp(-m.abs(bx)))) / beta
+        return m.where(bx > threshold, x, smooth)
+
+    def vjp(g: Any, x: Any, out: Any) -> Any:
+        bx = beta * x
+        return g * m.where(bx > threshold, 1.0, m.sigmoid(bx))
+
+    return Rule(forward, vjp)
+
+
 # --- torch's other elementwise math: Tensor only ----------------------------------------
 
 def _neg(m: Any) -> Rule:
@@ -166,6 +181,11 @@ OPS = table(
     Op("abs", _abs, "abs({0})", "sign({0.data}) * {out.grad}",
        "|x|;  d/dx = sign(x) (0 at 0, as PyTorch)", _same("abs"), dtype="keep",
        operators=("__abs__",), scalar=True),
+    Op("softplus", _softplus, "softplus({0})", "sigmoid({0.data}) * {out.grad}",
+       "log(1 + e^x), smooth relu (torch's beta and threshold);  d/dx = sigmoid(x)",
+       Torch(module="Softplus", functional="softplus"),
+       params=(("beta", 1.0), ("threshold", 20.0)), dtype="float only", probe_at=0.3,
+       edge_points=(800.0, -800.0), scalar=True),
     Op("neg", _neg, "-{0}", "-{out.grad}", "-x;  d/dx = -1",
        Torch("neg", "neg", "neg_"), dtype="keep", operators=("__neg__",)),
     Op("tan", _tan, "tan({0})", "(1 + {out.data}**2) * {out.grad}",
