@@ -31,13 +31,16 @@ import operator
 import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar
 
 from micrograd import _floats, autograd
-from micrograd._floats import divide, domain, power
+from micrograd import ops as registry
+from micrograd._floats import power
 from micrograd.autograd import modes
+from micrograd.ops.floats import FLOATS
 
 Number = int | float
+_V = TypeVar("_V", bound="Value")  # a method of a subclass (the lecture's) returns its class
 inf, nan = math.inf, math.nan
 
 
@@ -214,54 +217,23 @@ class Value:
         out = Value(power(self.data, k), (self,), f"**{other}")
         return out._attach(functools.partial(_pow_const_backward, k))
 
-    # --- nonlinearities: each one knows its local derivative -----------------------------
+    # --- nonlinearities: relu, tanh, exp, log, ... come from the op registry ----------------
+    # Each is an entry in micrograd/ops/table.py: its forward and its local derivative
+    # written once for floats and arrays. `install_ops` below makes them plain methods of
+    # this class, in the same three steps as the ops above (see _unary_method).
 
-    def relu(self) -> Value:
-        """max(0, x); its derivative is 1 where the output is positive, else 0."""
-        out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
-        return out._attach(_relu_backward)
-
-    def tanh(self) -> Value:
-        """tanh(x); derivative 1 - tanh(x)**2."""
-        out = Value(math.tanh(self.data), (self,), "tanh")
-        return out._attach(_tanh_backward)
-
-    def sigmoid(self) -> Value:
-        """1 / (1 + e**-x); derivative s * (1 - s)."""
-        out = Value(_floats.sigmoid(self.data), (self,), "sigmoid")
-        return out._attach(_sigmoid_backward)
-
-    def exp(self) -> Value:
-        """e**x; derivative e**x (inf past about 709.78, as in PyTorch)."""
-        out = Value(_floats.exp(self.data), (self,), "exp")
-        return out._attach(_exp_backward)
-
-    def log(self) -> Value:
-        """Natural log; derivative 1/x (log 0 is -inf, a negative x gives nan)."""
-        out = Value(_floats.log(self.data), (self,), "log")
-        return out._attach(_log_backward)
-
-    def sqrt(self) -> Value:
-        """Square root; derivative 1 / (2 sqrt x) (nan for x < 0)."""
-        out = Value(domain(math.sqrt, self.data), (self,), "sqrt")
-        return out._attach(_sqrt_backward)
-
-    def sin(self) -> Value:
-        """sin(x); derivative cos(x)."""
-        out = Value(domain(math.sin, self.data), (self,), "sin")
-        return out._attach(_sin_backward)
-
-    def cos(self) -> Value:
-        """cos(x); derivative -sin(x)."""
-        out = Value(domain(math.cos, self.data), (self,), "cos")
-        return out._attach(_cos_backward)
-
-    def __abs__(self) -> Value:
-        """|x| (also `abs(v)`); derivative sign(x), taken as 0 at 0."""
-        out = Value(abs(self.data), (self,), "abs")
-        return out._attach(_abs_backward)
-
-    abs = __abs__
+    if TYPE_CHECKING:  # for mypy, which cannot see install_ops (test_value_declarations)
+        def relu(self: _V) -> _V: ...
+        def tanh(self: _V) -> _V: ...
+        def sigmoid(self: _V) -> _V: ...
+        def exp(self: _V) -> _V: ...
+        def log(self: _V) -> _V: ...
+        def sqrt(self: _V) -> _V: ...
+        def sin(self: _V) -> _V: ...
+        def cos(self: _V) -> _V: ...
+        def abs(self: _V) -> _V: ...
+        def __abs__(self: _V) -> _V: ...
+        def softplus(self: _V, beta: float = 1.0, threshold: float = 20.0) -> _V: ...
 
     # --- backward: the chain rule over the whole graph ------------------------------------
 
@@ -381,59 +353,70 @@ def _pow_backward(out: Value) -> None:  # x ** y with y a Value too: the gradien
     y.grad += dy * out.grad
 
 
-@_op("ReLU", 1, "relu({0})", "({out.data} > 0) * {out.grad}")
-def _relu_backward(out: Value) -> None:  # 1 where the output is positive, else 0
-    (x,) = out._prev
-    x.grad += (out.data > 0) * out.grad
+# --- the registry's ops ------------------------------------------------------------------
+
+def _unary_backward(name: str, vjp: Callable[..., float]) -> Callable[[Value], None]:
+    """The backward step of registry op `name`: x.grad += vjp(out.grad, x, out)."""
+    def backward(out: Value) -> None:
+        (x,) = out._prev
+        x.grad += vjp(out.grad, x.data, out.data)
+
+    # a module-level name, so pickle finds it as it found the hand-written steps before
+    backward.__name__ = backward.__qualname__ = f"_{name}_backward"
+    return backward
 
 
-@_op("tanh", 1, "tanh({0})", "(1 - {out.data}**2) * {out.grad}")
-def _tanh_backward(out: Value) -> None:  # tanh'(x) = 1 - tanh(x)**2
-    (x,) = out._prev
-    x.grad += (1 - out.data**2) * out.grad
+def _param_backward(entry: registry.Op) -> Callable[..., None]:
+    """The backward step of an op with parameters (softplus's beta): called as
+    partial(step, params)(out), the VJP of the rule at those parameters."""
+    def backward(params: tuple[float, ...], out: Value) -> None:
+        (x,) = out._prev
+        vjp = registry.rule_at(entry.name, FLOATS, params).vjp
+        assert vjp is not None
+        x.grad += vjp(out.grad, x.data, out.data)
+
+    backward.__name__ = backward.__qualname__ = f"_{entry.name}_backward"
+    return backward
 
 
-@_op("sigmoid", 1, "sigmoid({0})", "{out.data} * (1 - {out.data}) * {out.grad}")
-def _sigmoid_backward(out: Value) -> None:  # sigma'(x) = sigma(x) * (1 - sigma(x))
-    (x,) = out._prev
-    s = out.data
-    x.grad += s * (1 - s) * out.grad
+def _unary_method(entry: registry.Op, cls: type[Value], math: Any) -> Callable[..., Value]:
+    """`cls`'s method for registry op `entry`, computing its forward with `math`."""
+    label = entry.label
+    backward = _ops[label].backward
+    forward = registry.rule_at(entry.name, math).forward
+
+    def method(self: Value) -> Value:
+        out = cls(forward(self.data), (self,), label)  # 1. the output, its inputs, its op
+        return out._attach(backward)                   # 2.-3. its backward step, attached
+
+    def method_with_params(self: Value, *args: float, **kwargs: float) -> Value:
+        params = entry.bind(args, kwargs)
+        out = cls(registry.rule_at(entry.name, math, params).forward(self.data), (self,), label)
+        return out._attach(functools.partial(backward, params))
+
+    made = method_with_params if entry.params else method
+    made.__name__ = made.__qualname__ = entry.methods[0]
+    made.__doc__ = entry.doc
+    return made
 
 
-@_op("exp", 1, "exp({0})", "{out.data} * {out.grad}")
-def _exp_backward(out: Value) -> None:  # (e**x)' = e**x, already in out.data
-    (x,) = out._prev
-    x.grad += out.data * out.grad
+def install_ops(cls: type[Value], math: Any = FLOATS) -> None:
+    """Give `cls` (Value, or a subclass such as the lecture's) a method for every registry
+    op Value has, computing with `math`; each method makes a node of class `cls`."""
+    for entry in registry.scalar_ops():
+        method = _unary_method(entry, cls, math)
+        for name in entry.methods:
+            setattr(cls, name, method)
 
 
-@_op("log", 1, "log({0})", "{out.grad} / {0.data}")
-def _log_backward(out: Value) -> None:  # (log x)' = 1/x
-    (x,) = out._prev
-    x.grad += divide(out.grad, x.data)
-
-
-@_op("sqrt", 1, "sqrt({0})", "{out.grad} / (2 * {out.data})")
-def _sqrt_backward(out: Value) -> None:  # (sqrt x)' = 1 / (2 sqrt x)
-    (x,) = out._prev
-    x.grad += divide(out.grad, 2.0 * out.data)
-
-
-@_op("sin", 1, "sin({0})", "cos({0.data}) * {out.grad}")
-def _sin_backward(out: Value) -> None:  # sin' = cos
-    (x,) = out._prev
-    x.grad += domain(math.cos, x.data) * out.grad
-
-
-@_op("cos", 1, "cos({0})", "-sin({0.data}) * {out.grad}")
-def _cos_backward(out: Value) -> None:  # cos' = -sin
-    (x,) = out._prev
-    x.grad += -domain(math.sin, x.data) * out.grad
-
-
-@_op("abs", 1, "abs({0})", "sign({0.data}) * {out.grad}")
-def _abs_backward(out: Value) -> None:  # |x|' = sign(x), taken as 0 at 0
-    (x,) = out._prev
-    x.grad += ((x.data > 0) - (x.data < 0)) * out.grad
+for _entry in registry.scalar_ops():
+    _vjp = registry.rule_at(_entry.name, FLOATS).vjp
+    assert _vjp is not None, f"{_entry.name}: a Value op needs a derivative"
+    _step = _param_backward(_entry) if _entry.params else _unary_backward(_entry.name, _vjp)
+    _ops[_entry.label] = OpInfo(_entry.label, 1, _entry.forward_text,
+                                (_entry.derivative_text,), _step)
+    globals()[_step.__name__] = _step  # pickle finds a node's backward step by this name
+install_ops(Value)
 
 
 class _HandWrittenBackward:

@@ -20,22 +20,20 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from micrograd import _floats, engine
+from micrograd import engine
 from micrograd.nn import name_parameters
+from micrograd.ops.floats import LECTURE
 
 __all__ = ["MLP", "Layer", "Neuron", "Value", "draw_dot", "trace"]
 
 
 class Value(engine.Value):
-    """The lecture's Value: the engine's, with the lecture's tanh formula and repr."""
+    """The lecture's Value: the engine's, with the lecture's tanh formula and repr.
+
+    Its tanh is (e^2x - 1) / (e^2x + 1), the lecture's formula (micrograd.ops.floats's
+    LectureMath), with the engine's backward 1 - tanh^2."""
 
     __slots__ = ()
-
-    def tanh(self) -> Value:
-        """tanh(x) = (e^2x - 1) / (e^2x + 1), the lecture's formula; backward 1 - tanh^2."""
-        out = Value(_floats.tanh_lecture(self.data), (self,), "tanh")
-        out._attach(engine.OPS["tanh"].backward)
-        return out
 
     def __repr__(self) -> str:
         return f"Value(data={self.data})"
@@ -58,10 +56,11 @@ def _keeps_lecture_class(name: str) -> Callable[..., Any]:
 
 
 for _name in ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__", "__rpow__",
-              "__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__abs__",
-              "relu", "exp", "log", "sigmoid", "sqrt", "sin", "cos"):
+              "__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__"):
     setattr(Value, _name, _keeps_lecture_class(_name))
-Value.abs = Value.__abs__
+# relu, tanh, exp, ... (every registry op Value has): methods that make lecture Values,
+# computed with the lecture's formulas (its tanh; the engine's math otherwise)
+engine.install_ops(Value, LECTURE)
 
 
 class Neuron:

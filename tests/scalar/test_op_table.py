@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import require_module
 
+from micrograd import ops as registry
 from micrograd.engine import OPS, Value, define_op, op_info, weighted_sum
+from micrograd.ops.floats import FLOATS
 
 ROOT = Path(__file__).resolve().parents[2]
+registry_labels = {entry.label: entry for entry in registry.scalar_ops()}
 
 
 class _Num:
@@ -33,18 +36,22 @@ CASES = [
     ("*", lambda v: v[0] * v[1], lambda t: t[0] * t[1], [0.7, -1.3]),
     ("**k", lambda v: v[0] ** 3, lambda t: t[0] ** 3, [0.7]),
     ("**", lambda v: v[0] ** v[1], lambda t: t[0] ** t[1], [0.7, 2.5]),
-    ("ReLU", lambda v: v[0].relu(), lambda t: t[0].relu(), [0.7]),
-    ("tanh", lambda v: v[0].tanh(), lambda t: t[0].tanh(), [0.7]),
-    ("sigmoid", lambda v: v[0].sigmoid(), lambda t: t[0].sigmoid(), [0.7]),
-    ("exp", lambda v: v[0].exp(), lambda t: t[0].exp(), [0.7]),
-    ("log", lambda v: v[0].log(), lambda t: t[0].log(), [0.7]),
-    ("sqrt", lambda v: v[0].sqrt(), lambda t: t[0].sqrt(), [0.7]),
-    ("sin", lambda v: v[0].sin(), lambda t: t[0].sin(), [0.7]),
-    ("cos", lambda v: v[0].cos(), lambda t: t[0].cos(), [0.7]),
-    ("abs", lambda v: abs(v[0]), lambda t: t[0].abs(), [-0.7]),
     ("w·x+b", lambda v: weighted_sum([v[0], v[1]], [v[2], v[3]], v[4]),
      lambda t: t[0] * t[2] + t[1] * t[3] + t[4], [0.5, -1.0, 2.0, 0.3, 0.1]),
 ]
+
+
+def _torch_spelling(entry):
+    """The op as PyTorch spells it: torch.NAME, else torch.nn.functional.NAME."""
+    torch = require_module("torch")
+    if entry.torch.function:
+        return getattr(torch, entry.torch.function)
+    return getattr(torch.nn.functional, entry.torch.functional)
+
+
+# relu, tanh, exp, ...: every registry op Value has, at a point inside its domain
+CASES += [(entry.label, lambda v, e=entry: getattr(v[0], e.methods[0])(),
+           lambda t, e=entry: _torch_spelling(e)(t[0]), [0.7]) for entry in registry.scalar_ops()]
 
 
 def test_every_builtin_op_has_a_case():
@@ -65,7 +72,7 @@ def test_formula_texts_evaluate_to_torchs_gradients(name, build, torch_build, xs
     texts = info.derivative_texts(len(xs))
     assert len(texts) == len(xs)
     # Our own formula texts (not user input), filled with numbers and evaluated as Python.
-    functions = {"log": math.log, "sin": math.sin, "cos": math.cos,
+    functions = {"log": math.log, "sin": math.sin, "cos": math.cos, "sigmoid": FLOATS.sigmoid,
                  "sign": lambda x: (x > 0) - (x < 0)}
     for i, text in enumerate(texts):
         filled = text.format(*(_Num(x) for x in xs), out=_Num(out.data, g), k=k)
@@ -74,6 +81,9 @@ def test_formula_texts_evaluate_to_torchs_gradients(name, build, torch_build, xs
     forward = info.forward_text(len(xs)).format(*(_Num(x) for x in xs), k=k)
     functions.update(tanh=math.tanh, exp=math.exp, sqrt=math.sqrt, abs=abs,
                      relu=lambda x: max(x, 0.0), sigmoid=lambda x: 1 / (1 + math.exp(-x)))
+    if name in registry_labels:  # the op's own name in its forward text: its float rule
+        entry = registry_labels[name]
+        functions[entry.methods[0]] = entry.rule(FLOATS).forward
     assert eval(forward, {"__builtins__": {}}, functions) == pytest.approx(out.data, rel=1e-12)
 
 

@@ -56,12 +56,13 @@ _HELPERS = _load_helpers()
 _CONFINE = _load_helpers("confine.py")  # namespaces, capabilities, limits
 (parse_program, run_program, plain, number, safe_repr, safe_str, instance_state, is_two,
  is_zero, is_import, future_flags, source_span, own_attr, instrument_walk, summarize_walk,
- parameters_of, repeated_parameter, shared_neurons, graph_names, python_lines) = (
+ parameters_of, repeated_parameter, shared_neurons, graph_names, python_lines,
+ is_method_name) = (
     getattr(_HELPERS, name) for name in (
         "parse_program", "run_program", "plain", "number", "safe_repr", "safe_str",
         "instance_state", "is_two", "is_zero", "is_import", "future_flags", "source_span",
         "own_attr", "instrument_walk", "summarize_walk", "parameters_of", "repeated_parameter",
-        "shared_neurons", "graph_names", "python_lines"))
+        "shared_neurons", "graph_names", "python_lines", "is_method_name"))
 LEAF_ARGS: tuple[tuple[Any, ...], ...] = ((), ((),), ((), ""))
 ARITHMETIC = ("__add__", "__mul__", "__matmul__", "__sub__")
 TENSOR_ONLY = ("__matmul__", "sum", "mean", "reshape", "T")
@@ -105,6 +106,7 @@ class Child:
         self.module: Any = None  # the learner's module and class: anything at all
         self.cls: Any = None
         self.api: dict[str, Any] = {}  # the parent's --backward/--data/--grad overrides
+        self.op_methods: list[str] = []  # the registry's op methods to look for (exp, ...)
         self.data_attr, self.grad_attr, self.kind = "data", "grad", "scalar"
         self.backward_entry: dict[str, str] | None = {"kind": "method", "name": "backward"}
         self.prev_attr, self.step_attr = "_prev", "_backward"  # the graph's attribute names
@@ -201,6 +203,7 @@ class Child:
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.learner_file = os.path.abspath(request["path"])
         self.root = os.path.abspath(request["root"])
+        self.op_methods = [str(m) for m in request.get("methods") or ()]
         self.api = {k: v for k, v in dict(request.get("api") or {}).items() if v}
         sys.path.insert(0, request["root"])
         name = request["module_name"]
@@ -401,7 +404,8 @@ class Child:
         if cls is None:
             return {"found": False, "how": how, "name": None, "methods": {}}
         methods: dict[str, list[int] | None] = {}
-        for attr in CAPABILITY_ATTRS + ("__init__",) + TENSOR_ATTRS:
+        op_methods = tuple(name for name in self.op_methods if is_method_name(name))
+        for attr in CAPABILITY_ATTRS + op_methods + ("__init__",) + TENSOR_ATTRS:
             value = getattr(cls, attr, None)
             if value is None or value is getattr(object, attr, None):
                 continue

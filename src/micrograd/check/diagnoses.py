@@ -6,12 +6,13 @@ An id is a short name (`grad-overwritten`) or a name with an op (`wrong-local-de
 
 from __future__ import annotations
 
+from micrograd import ops as registry
 from micrograd.check.diagnosis import Diagnosis
 from micrograd.check.ninja_catalog import NINJA_CATALOG
 
 # the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
-ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k", "exp": "exp", "log": "log", "tanh": "tanh",
-             "relu": "ReLU", "sigmoid": "sigmoid"}
+ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k",
+             **{entry.name: entry.label for entry in registry.probed_ops()}}  # exp, ReLU, ...
 ROLES = {"{out.grad}": "out.grad", "{out.data}": "out.data", "{0.data}": "self.data",
          "{1.data}": "other.data", "{k}": "other"}
 TARGETS = ("self.grad", "other.grad")
@@ -50,8 +51,7 @@ def local_derivative_fix(op: str, default: str) -> str:
 OP_SYMBOL = {
     "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
     "rsub": "2 - a", "neg": "-a", "truediv": "a / b", "rtruediv": "4 / a", "pow": "a ** 3",
-    "exp": "a.exp()", "log": "a.log()", "tanh": "a.tanh()", "relu": "a.relu()",
-    "sigmoid": "a.sigmoid()",
+    **{entry.name: f"a.{entry.methods[0]}()" for entry in registry.probed_ops()},
 }
 
 CATALOG: dict[str, Diagnosis] = {}

@@ -17,11 +17,13 @@ one can follow from (see `verdicts.follows_from`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from micrograd import _floats
+from micrograd import ops as registry
 from micrograd.check.childlib import parse_program, run_program
+from micrograd.ops.floats import FLOATS
 
 H_REL = 1e-6          # central-difference step, relative to |x| (at least this absolute)
 RTOL, ATOL = 1e-4, 1e-6
@@ -30,8 +32,9 @@ RTOL, ATOL = 1e-4, 1e-6
 CAPABILITY = {
     "add": "__add__", "mul": "__mul__", "sub": "__sub__", "truediv": "__truediv__",
     "pow": "__pow__", "neg": "__neg__", "radd": "__radd__", "rmul": "__rmul__",
-    "rsub": "__rsub__", "rtruediv": "__rtruediv__", "exp": "exp", "log": "log",
-    "tanh": "tanh", "relu": "relu", "sigmoid": "sigmoid",
+    "rsub": "__rsub__", "rtruediv": "__rtruediv__",
+    # exp, log, tanh, relu, sigmoid, ...: the op registry's probed ops (micrograd/ops/)
+    **{entry.name: entry.methods[0] for entry in registry.probed_ops()},
 }
 OPS = tuple(CAPABILITY)
 
@@ -79,10 +82,9 @@ class Probe:
 # The float reference
 # ------------------------------------------------------------------------------------------
 
-FLOAT_METHODS = {
-    "exp": math.exp, "log": math.log, "tanh": math.tanh,
-    "relu": lambda x: x if x > 0 else 0.0,
-    "sigmoid": _floats.sigmoid,  # exp of a non-positive number only: never overflows
+FLOAT_METHODS = {  # the registry ops' forward on floats (IEEE: inf/nan, never an exception)
+    **{entry.methods[0]: entry.rule(FLOATS, **entry.defaults()).forward
+       for entry in registry.probed_ops()},
     "backward": lambda x: x,
 }
 
@@ -129,7 +131,8 @@ def tidy(x: float) -> float:
 # The table
 # ------------------------------------------------------------------------------------------
 
-UNARY_AT = {"exp": 0.7, "log": 1.7, "tanh": 0.6, "relu": 0.8, "sigmoid": -0.4}
+UNARY_AT: dict[str, float] = {entry.name: entry.probe_at for entry in registry.probed_ops()
+                             if entry.probe_at is not None}
 POW_EDGES = ("pow-negative-exponent", "pow-negative-base")  # `/` is often `* other**-1`
 WALKER = ("chain-2",)  # a failure here means the graph walk, not the op, is wrong
 BASIC = ("add", "mul", "chain-2", "reuse-add", "reuse-mul", "reuse-mul-add")
@@ -147,8 +150,30 @@ def structural_probes() -> list[Probe]:
                   title="y = a * b; y.backward(); y.grad")]
 
 
-def engine_probes(has_tanh: bool) -> list[Probe]:
-    """The op, reuse and graph probes, in the order they run (each op before composites)."""
+def _number(x: float) -> str:
+    return f"{x:g}".replace("e-0", "e-").replace("e+0", "e+")  # 1e-9, as a learner writes it
+
+
+def _edge_probe(entry: registry.Op) -> Probe:
+    """Forward only, at the entry's edge points: large |x| (a textbook formula overflows),
+    log near 0."""
+    call = f"a.{entry.methods[0]}()"
+    return Probe(id=entry.edge_probe or f"{entry.name}-range", group="ops", kind="range",
+                 program=call, needs=(entry.name,), op=entry.name, backward_calls=0,
+                 after=(entry.name,), points=tuple({"a": x} for x in entry.edge_points),
+                 title=f"{call} for a in ({', '.join(map(_number, entry.edge_points))})")
+
+
+def _edge_order(entries: list[registry.Op]) -> list[registry.Op]:
+    """tanh and sigmoid first (the range bugs learners meet most), then in registry order."""
+    return sorted(entries, key=lambda e: e.name not in ("tanh", "sigmoid"))
+
+
+def engine_probes(has_tanh: bool, has: Callable[[str], bool] = lambda op: True) -> list[Probe]:
+    """The op, reuse and graph probes, in the order they run (each op before composites).
+    `has(op)`: does the class define it (an op beyond the lecture's is probed only then)."""
+    probed = [entry for entry in registry.probed_ops() if entry.probe_required or has(entry.name)]
+    unary_at = {name: x for name, x in UNARY_AT.items() if any(e.name == name for e in probed)}
     a, b = {"a": 1.7}, {"a": 1.7, "b": -0.6}
     probes = [
         Probe(id="add", group="ops", program="a + b", inputs=b, needs=("add",), op="add"),
@@ -187,29 +212,12 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
         Probe(id="rtruediv", group="reflected", program="4 / a", inputs=a, needs=("rtruediv",),
               op="rtruediv", after=("rmul-int", "truediv") + POW_EDGES + WALKER),
     ]
-    for name, x in UNARY_AT.items():
+    for name, x in unary_at.items():
         probes.append(Probe(id=name, group="ops", program=f"a.{name}()", inputs={"a": x},
                             needs=(name,), op=name,
                             after=("chain-2",) if name == "sigmoid" else ()))
     # edge points, forward only: large |x| (overflow of a textbook formula), log near 0
-    probes += [
-        Probe(id="tanh-range", group="ops", kind="range", program="a.tanh()", needs=("tanh",),
-              op="tanh", backward_calls=0, after=("tanh",),
-              points=tuple({"a": x} for x in (30.0, -30.0, 360.0, -360.0, 800.0, -800.0)),
-              title="a.tanh() for a in (30, -30, 360, -360, 800, -800)"),
-        Probe(id="sigmoid-range", group="ops", kind="range", program="a.sigmoid()",
-              needs=("sigmoid",), op="sigmoid", backward_calls=0, after=("sigmoid",),
-              points=tuple({"a": x} for x in (40.0, -40.0, 800.0, -800.0)),
-              title="a.sigmoid() for a in (40, -40, 800, -800)"),
-        Probe(id="exp-range", group="ops", kind="range", program="a.exp()", needs=("exp",),
-              op="exp", backward_calls=0, after=("exp",),
-              points=tuple({"a": x} for x in (-800.0, 700.0)),
-              title="a.exp() for a in (-800, 700)"),
-        Probe(id="log-small", group="ops", kind="range", program="a.log()", needs=("log",),
-              op="log", backward_calls=0, after=("log",),
-              points=tuple({"a": x} for x in (1e-9, 1e-300)),
-              title="a.log() for a in (1e-9, 1e-300)"),
-    ]
+    probes += [_edge_probe(entry) for entry in _edge_order(probed) if entry.edge_points]
     probes.append(Probe(id="relu-negative", group="ops", program="a.relu()", inputs={"a": -0.8},
                         needs=("relu",), op="relu"))
     # accumulation: a node used twice must receive both contributions (+=, not =)
@@ -226,7 +234,7 @@ def engine_probes(has_tanh: bool) -> list[Probe]:
               needs=("add", "pow"), op="pow", on_mismatch="grad-assigned:pow",
               after=("add", "pow-int") + WALKER),
     ]
-    for name, x in UNARY_AT.items():
+    for name, x in unary_at.items():
         probes.append(Probe(
             id=f"reuse-{name}", group="reuse", program=f"a.{name}() + a", inputs={"a": x},
             needs=("add", name), op=name,

@@ -21,7 +21,7 @@ from typing import Any
 
 from micrograd.check import mlp, tensor
 from micrograd.check.childlib import BACKWARD_NAMES, python_lines
-from micrograd.check.probes import OPS, Probe, engine_probes, structural_probes
+from micrograd.check.probes import CAPABILITY, OPS, Probe, engine_probes, structural_probes
 from micrograd.check.report import LIMITS, ProbeResult, Report
 from micrograd.check.sandbox import ChildGone, Limits, Sandbox, Untrusted
 from micrograd.check.source import Learner, copy_into, parse_for_checks, read_learner
@@ -220,7 +220,7 @@ class Session:
             self._too_little_checked()
             self.box.drain()
             return self.results
-        plan = structural_probes() + engine_probes(engine.has("tanh"))
+        plan = structural_probes() + engine_probes(engine.has("tanh"), engine.has)
         self.probe_ops = {p.id: p.op for p in plan}
         for probe in plan:
             self._probe(probe, engine)
@@ -256,7 +256,8 @@ class Session:
         request = {"do": "load", "path": str(target), "root": str(self.box.work),
                    "module_name": self.learner.module_name, "cells": self.learner.cells,
                    "class_name": class_name, "load_timeout": load_seconds,
-                   "api": self.overrides}
+                   "api": self.overrides,
+                   "methods": [m for m in CAPABILITY.values() if not m.startswith("__")]}
         try:
             report = self.box.ask(request, min(load_seconds + GRACE, self.remaining()), "load")
             failures, info = list(report["failures"]), dict(report["class"])

@@ -63,11 +63,14 @@ from micrograd.tensors.factories import (
     zeros,
     zeros_like,
 )
+from micrograd.tensors.install import install
 from micrograd.tensors.ops import filling  # noqa: F401  (installs fill_, normal_, ...)
 from micrograd.tensors.ops.shape import cat, stack
 from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import Tensor
 from micrograd.tensors.toplevel import DTYPES, FUNCTIONS
+
+install()  # the op registry's methods on Tensor: t.exp(), t.relu_(), -t, abs(t), ...
 
 # torch.sin(x), torch.max(x, 1), ... and torch.float, torch.long, ...: generated from the
 # method table (toplevel.py). Names that shadow builtins (sum, max, float, ...) are

@@ -27,15 +27,13 @@ from micrograd.tensors.losses import (
     nll_loss,
 )
 from micrograd.tensors.normalization import batch_norm, layer_norm
-from micrograd.tensors.ops import elementwise, pointwise, reduce, selection
+from micrograd.tensors.ops import reduce, selection
+from micrograd.tensors.ops.registered import FUNCTIONAL
 from micrograd.tensors.ops.shape import cat, stack
 
 __all__ = [
     "linear",
     "linear_relu",
-    "relu",
-    "tanh",
-    "sigmoid",
     "softmax",
     "log_softmax",
     "cross_entropy",
@@ -54,6 +52,7 @@ __all__ = [
     "cat",
     "stack",
 ]
+__all__ += list(FUNCTIONAL)  # relu, tanh, sigmoid, ...: the registry's (set below)
 
 
 def _check_linear(x: Any, weight: Tensor, op: str) -> Tensor:
@@ -151,21 +150,6 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     return node(out, inputs, "linear_relu", grad_fn, record)
 
 
-def relu(x: Tensor) -> Tensor:
-    """max(0, x)."""
-    return elementwise.relu(x)
-
-
-def tanh(x: Tensor) -> Tensor:
-    """tanh x."""
-    return elementwise.tanh(x)
-
-
-def sigmoid(x: Tensor) -> Tensor:
-    """1 / (1 + e^-x)."""
-    return elementwise.sigmoid(x)
-
-
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows)."""
     return reduce.softmax(x, dim)
@@ -188,7 +172,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
     try:
         from scipy.special import erf
     except ImportError:  # pragma: no cover - depends on the environment
-        return pointwise.erf(Tensor(x))._array
+        return Tensor(x).erf()._array
     return np.asarray(erf(x), dtype=x.dtype)
 
 
@@ -295,3 +279,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     inside = tuple(slice(before, before + n) for (before, _), n in zip(widths, X.shape,
                                                                         strict=True))
     return unary(input, out, "pad", lambda g: g[inside])
+
+
+# relu, tanh, sigmoid, ...: the op registry's ops with a torch.nn.functional spelling
+# (micrograd/ops/table.py), as the Tensor engine computes them (tensors/ops/registered.py)
+globals().update(FUNCTIONAL)

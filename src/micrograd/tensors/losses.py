@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors.dtypes import promote
 from micrograd.tensors.function import Tensor, accumulate, node
-from micrograd.tensors.ops.elementwise import sigmoid_array
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
@@ -316,7 +316,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         g = result._grad_array
         if g is None:
             return
-        d = sigmoid_array(X) - Y
+        d = ARRAYS.sigmoid(X) - Y
         if w is not None:
             d = d * w
         d = d * (g if scale is None else g * scale)

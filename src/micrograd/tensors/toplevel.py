@@ -14,16 +14,14 @@ from typing import Any, cast
 
 import numpy as np
 
+from micrograd.ops import OPS
 from micrograd.tensors.ops import linalg, pointwise, shape
 from micrograd.tensors.tensor import Tensor, leaf
 
 # Tensor methods that torch also offers as torch.NAME(input, ...).
 METHOD_FUNCTIONS = (
-    # elementwise math
-    "sin", "cos", "tan", "tanh", "exp", "exp2", "expm1", "log", "log10", "log2", "log1p",
-    "sqrt", "rsqrt", "abs", "sign", "relu", "sigmoid", "floor", "ceil", "round", "trunc",
-    "neg", "reciprocal", "square", "erf", "asin", "acos", "atan", "sinh", "cosh",
-    "clamp", "clip", "maximum", "minimum", "masked_fill",
+    # elementwise math (besides the op registry's: see REGISTRY_FUNCTIONS)
+    "round", "clamp", "clip", "maximum", "minimum", "masked_fill",
     "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     # reductions
@@ -68,7 +66,11 @@ def function_of(name: str) -> Callable[..., Any]:
     return function
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {name: function_of(name) for name in METHOD_FUNCTIONS}
+# torch.exp, torch.relu, ...: every op registry entry with a torch.NAME spelling
+REGISTRY_FUNCTIONS = tuple(entry.torch.function for entry in OPS.values() if entry.torch.function)
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: function_of(name) for name in (*REGISTRY_FUNCTIONS, *METHOD_FUNCTIONS)}
 FUNCTIONS.update(
     where=pointwise.where, pow=pointwise.pow, einsum=linalg.einsum,
     cat=shape.cat, concat=shape.cat, concatenate=shape.cat, stack=shape.stack,

@@ -20,10 +20,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from micrograd import ops as registry
 from micrograd.autograd import no_grad
 from micrograd.engine import Value
 
-OPS = ("tanh", "exp", "log", "relu", "sigmoid", "sin", "cos", "sqrt", "abs")
+# the Value ops of the op registry (micrograd/ops/table.py): exp, log, tanh, relu, ...
+OPS = tuple(entry.methods[0] for entry in registry.scalar_ops())
 MAX_LENGTH = 100_000  # characters; far beyond any hand-written expression
 ALLOWED = (
     "allowed: numbers, variable names, + - * / **, unary minus, parentheses, "

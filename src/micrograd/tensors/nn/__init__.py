@@ -14,6 +14,7 @@ import numpy as np
 # the submodules, re-exported (torch.nn.init, torch.nn.functional) but not star-imported
 from micrograd.tensors.nn import functional as functional
 from micrograd.tensors.nn import init as init
+from micrograd.tensors.nn.activations import MODULES as _ACTIVATION_MODULES
 from micrograd.tensors.nn.layers import (
     GELU,
     BatchNorm1d,
@@ -26,11 +27,8 @@ from micrograd.tensors.nn.layers import (
     LogSoftmax,
     ModuleDict,
     ModuleList,
-    ReLU,
     Sequential,
-    Sigmoid,
     Softmax,
-    Tanh,
 )
 from micrograd.tensors.nn.losses import (
     BCELoss,
@@ -45,13 +43,25 @@ from micrograd.tensors.nn.module import IncompatibleKeys, Module, Parameter, Sta
 __all__ = [
     "Module", "Parameter", "IncompatibleKeys", "StateDictError",
     "Linear", "Embedding", "LayerNorm", "BatchNorm1d", "Dropout",
-    "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
+    "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
     "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "from_scalar_mlp",
 ]  # and the submodules init and functional
 
-_ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
+# ReLU, Tanh, Sigmoid, ...: one module per registry op with a torch.nn spelling
+globals().update(_ACTIVATION_MODULES)
+__all__ += list(_ACTIVATION_MODULES)
+_ACTIVATIONS = {"relu": _ACTIVATION_MODULES["ReLU"], "tanh": _ACTIVATION_MODULES["Tanh"],
+                "sigmoid": _ACTIVATION_MODULES["Sigmoid"]}
+
+
+def __getattr__(name: str) -> type[Module]:
+    """For type checkers: the registry's modules are found in globals() at runtime."""
+    try:
+        return _ACTIVATION_MODULES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def from_scalar_mlp(mlp: Any, dtype: Any = np.float64) -> Sequential:

@@ -14,6 +14,7 @@ from micrograd.tensors import Tensor
 from micrograd.tensors import functional as F
 from micrograd.tensors.nn import functional as NF
 from micrograd.tensors.nn import init
+from micrograd.tensors.nn.activations import MODULES
 from micrograd.tensors.nn.module import Module, Parameter
 
 
@@ -206,26 +207,15 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class ReLU(Module):
-    def __init__(self, inplace: bool = False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.relu()
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+# ReLU, Tanh, Sigmoid, ...: the registry's activation modules (tensors/nn/activations.py)
 
 
-class Tanh(Module):
-    def forward(self, x: Tensor) -> Tensor:
-        return x.tanh()
-
-
-class Sigmoid(Module):
-    def forward(self, x: Tensor) -> Tensor:
-        return x.sigmoid()
+def __getattr__(name: str) -> type[Module]:
+    """layers.ReLU etc., where models pickled before the registry look for them."""
+    try:
+        return MODULES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 class GELU(Module):
@@ -305,7 +295,7 @@ class Sequential(Module):
         while i < n:
             layer = layers[i]
             # exact types: a subclass may change forward(), so it runs as written
-            if type(layer) is Linear and i + 1 < n and type(layers[i + 1]) is ReLU:
+            if type(layer) is Linear and i + 1 < n and type(layers[i + 1]) is MODULES["ReLU"]:
                 x = F.linear_relu(x, layer.weight, layer.bias)
                 i += 2
             else:

@@ -18,19 +18,15 @@ from micrograd.tensors import compat, dtypes
 from micrograd.tensors.function import (
     Tensor,
     binary,
-    define_unary,
     in_place,
     leaf,
     method,
     operand,
-    quiet,
     raw,
     unary,
 )
 from micrograd.tensors.tensor import ArrayLike
 from micrograd.tensors.versions import changed_in_memory
-
-_exp, _log, _sqrt = quiet(np.exp), quiet(np.log), quiet(np.sqrt)  # / and ** do the same
 
 
 def true_divide(x: Any, y: Any) -> np.ndarray:
@@ -126,75 +122,13 @@ for _op, _name, _rname, _forward, _da, _db in ARITHMETIC:
 add, sub, mul, div, pow = (getattr(Tensor, row[1]) for row in ARITHMETIC)  # functional forms
 
 
-@method("__neg__", "neg")
-def neg(x: Tensor) -> Tensor:
-    """-x;  d/dx = -1."""
-    return unary(x, -x._array, "neg", lambda g: -g)
-
-
 @method("__pos__")
 def pos(x: Tensor) -> Tensor:
     return x
 
 
-# --- math functions: forward and local derivative side by side ------------------------
-
-@method()
-def exp(x: Tensor) -> Tensor:
-    """e^x;  d/dx = e^x."""
-    e = _exp(x._array)
-    return unary(x, e, "exp", lambda g: g * e)
-
-
-@method()
-def log(x: Tensor) -> Tensor:
-    """ln x;  d/dx = 1/x."""
-    data = x._array
-    return unary(x, _log(data), "log", lambda g: g / data)
-
-
-@method()
-def tanh(x: Tensor) -> Tensor:
-    """tanh x;  d/dx = 1 - tanh(x)^2."""
-    t = np.tanh(x._array)
-    return unary(x, t, "tanh", lambda g: g * (1 - t * t))
-
-
-@method()
-def relu(x: Tensor) -> Tensor:
-    """max(0, x);  d/dx = 1 where x > 0, else 0 (also at 0, as PyTorch)."""
-    positive = x._array > 0
-    out = x._array * positive  # backward needs the mask anyway; as fast as np.maximum
-    out += 0  # turns the -0.0 of negative inputs into 0.0
-    return unary(x, out, "relu", lambda g: g * positive)
-
-
-def sigmoid_array(x: np.ndarray) -> np.ndarray:
-    """1 / (1 + e^-x) on an array, without overflow."""
-    # exp(-|x|) never overflows: 1/(1+e) for x >= 0, e/(1+e) below, as torch.sigmoid.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
-@method()
-def sigmoid(x: Tensor) -> Tensor:
-    """1 / (1 + e^-x);  d/dx = s(1 - s)."""
-    s = sigmoid_array(x._array)
-    return unary(x, s, "sigmoid", lambda g: g * (s * (1 - s)))
-
-
-@method()
-def sqrt(x: Tensor) -> Tensor:
-    """sqrt x;  d/dx = 1 / (2 sqrt x)."""
-    r = _sqrt(x._array)
-    return unary(x, r, "sqrt", lambda g: g / (2 * r))
-
-
-abs = method("abs", "__abs__")(  # |x|;  d/dx = sign(x) (0 at 0, as PyTorch)
-    define_unary("abs", np.abs, lambda g, x, out: g * np.sign(x)))
-sin = method("sin")(define_unary("sin", np.sin, lambda g, x, out: g * np.cos(x)))
-cos = method("cos")(define_unary("cos", np.cos, lambda g, x, out: -g * np.sin(x)))
-
+# --- math functions: exp, log, tanh, relu, ... are the op registry's (micrograd/ops/), --
+# made Tensor methods by tensors/ops/registered.py and tensors/install.py
 
 @method()
 def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tensor:

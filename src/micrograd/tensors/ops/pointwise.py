@@ -9,12 +9,10 @@ as torch does; numpy would return float64.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from micrograd.tensors import dtypes
 from micrograd.tensors.function import (
     Tensor,
     apply,
@@ -31,84 +29,8 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def floating(data: np.ndarray) -> np.ndarray:
-    """The array as floats: integer and bool arrays become the default float dtype."""
-    return data if data.dtype.kind in "fc" else data.astype(dtypes.default.dtype)
-
-
-def _unary_float(op: str, forward: Callable[[np.ndarray], np.ndarray],
-                 vjp: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-                 ) -> Callable[[Tensor], Tensor]:
-    """define_unary for a float-valued function: integer inputs become the default dtype,
-    and inf/nan come back silently (log10 of 0 is -inf), as in torch."""
-
-    def function(x: Tensor) -> Tensor:
-        data = floating(x._array)
-        with np.errstate(all="ignore"):
-            out = np.asarray(forward(data))
-        return unary(x, out, op, lambda g: vjp(g, data, out))
-
-    function.__name__ = function.__qualname__ = op
-    function.__doc__ = f"torch.{op}(x), elementwise."
-    return method(op)(function)
-
-
-def _erf_array(x: np.ndarray) -> np.ndarray:
-    """erf elementwise (numpy has none): the C library's, one element at a time."""
-    values = np.frompyfunc(math.erf, 1, 1)(x)
-    return np.asarray(values, dtype=x.dtype)
-
-
-tan = _unary_float("tan", np.tan, lambda g, x, out: g * (1 + out * out))
-log10 = _unary_float("log10", np.log10, lambda g, x, out: g / (x * _LN10))
-log2 = _unary_float("log2", np.log2, lambda g, x, out: g / (x * _LN2))
-log1p = _unary_float("log1p", np.log1p, lambda g, x, out: g / (1 + x))
-expm1 = _unary_float("expm1", np.expm1, lambda g, x, out: g * (out + 1))
-exp2 = _unary_float("exp2", np.exp2, lambda g, x, out: g * out * _LN2)
-rsqrt = _unary_float("rsqrt", lambda x: 1 / np.sqrt(x),  # d/dx x^-1/2 = -x^-3/2 / 2
-                     lambda g, x, out: -0.5 * g * out * out * out)
-erf = _unary_float("erf", _erf_array,  # d/dx erf x = 2/sqrt(pi) e^(-x^2)
-                   lambda g, x, out: g * _TWO_OVER_SQRT_PI * np.exp(-x * x))
-asin = _unary_float("asin", np.arcsin, lambda g, x, out: g / np.sqrt(1 - x * x))
-acos = _unary_float("acos", np.arccos, lambda g, x, out: -g / np.sqrt(1 - x * x))
-atan = _unary_float("atan", np.arctan, lambda g, x, out: g / (1 + x * x))
-sinh = _unary_float("sinh", np.sinh, lambda g, x, out: g * np.cosh(x))
-cosh = _unary_float("cosh", np.cosh, lambda g, x, out: g * np.sinh(x))
-
-
-@method("reciprocal")
-def reciprocal(x: Tensor) -> Tensor:
-    """1/x;  d/dx = -1/x^2 = -out^2."""
-    with np.errstate(all="ignore"):
-        out = 1 / floating(x._array)
-    return unary(x, out, "reciprocal", lambda g: -g * out * out)
-
-
-@method("square")
-def square(x: Tensor) -> Tensor:
-    """x * x (torch computes x**2 so);  d/dx = 2x."""
-    data = x._array
-    return unary(x, data * data, "square", lambda g: g * (2 * data))
-
-
-def _no_gradient(op: str, forward: Callable[[np.ndarray], np.ndarray]
-                 ) -> Callable[[Tensor], Tensor]:
-    """A piecewise-constant function: its derivative is 0 wherever it exists, as torch
-    defines it (sign, floor, ceil, round, trunc)."""
-
-    def function(x: Tensor) -> Tensor:
-        data = x._array
-        return unary(x, np.asarray(forward(data)), op, lambda g: np.zeros_like(g))
-
-    function.__name__ = function.__qualname__ = op
-    function.__doc__ = f"torch.{op}(x), elementwise; its gradient is 0."
-    return method(op)(function)
-
-
-sign = _no_gradient("sign", np.sign)
-floor = _no_gradient("floor", lambda d: d if d.dtype.kind in "biu" else np.floor(d))
-ceil = _no_gradient("ceil", lambda d: d if d.dtype.kind in "biu" else np.ceil(d))
-trunc = _no_gradient("trunc", lambda d: d if d.dtype.kind in "biu" else np.trunc(d))
+# tan, log10, log2, log1p, expm1, exp2, rsqrt, erf, asin, acos, atan, sinh, cosh,
+# reciprocal, square, sign, floor, ceil and trunc are the op registry's (micrograd/ops/).
 
 
 @method("round")

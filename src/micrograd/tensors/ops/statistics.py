@@ -229,7 +229,7 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
                 return np.where(total == 0, 0, g * data / total)
 
         return unary(x, out, "norm", vjp)
-    magnitude = elementwise.abs(x)
+    magnitude = x.abs()
     if p in (np.inf, float("inf")):
         return amax(magnitude, dim if dim is not None else (), keepdim)
     if p in (-np.inf, float("-inf")):
@@ -437,11 +437,11 @@ def accept_numpy_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+# the methods that take keepdims= and axis= too: tensors/install.py wraps them, once, after
+# every op is attached (this module defines only some of them)
 REDUCTIONS = ("sum", "mean", "max", "min", "argmax", "argmin", "var", "std", "prod", "norm",
               "logsumexp", "amax", "amin", "all", "any", "softmax", "log_softmax", "cumsum",
               "cumprod", "sort", "argsort", "topk", "count_nonzero")
-for _name in REDUCTIONS:
-    setattr(Tensor, _name, accept_numpy_keywords(getattr(Tensor, _name)))
 
 
 def _or_elementwise(reduction: Callable[..., Any], elementwise: str) -> Callable[..., Any]:

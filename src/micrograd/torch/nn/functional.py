@@ -13,10 +13,7 @@ from micrograd.tensors.functional import (
     linear,
     linear_relu,
     log_softmax,
-    relu,
-    sigmoid,
     softmax,
-    tanh,
 )
 from micrograd.tensors.nn.functional import (
     batch_norm,
@@ -31,22 +28,26 @@ from micrograd.tensors.nn.functional import (
     mse_loss,
     nll_loss,
 )
+from micrograd.tensors.ops.registered import FUNCTIONAL as _REGISTERED
 from micrograd.torch import _facade
 
 __all__ = [
     "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
     "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
-    "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
+    "log_softmax", "mse_loss", "nll_loss", "softmax",
 ]
+__all__ += list(_REGISTERED)  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
 
 
 def _public_functions() -> set[str]:
     fused = {n for n in dir(_fused) if not n.startswith("_") and callable(getattr(_fused, n))
              and getattr(getattr(_fused, n), "__module__", "") == _fused.__name__}
-    return fused | set(_composed.__all__)
+    return fused | set(_composed.__all__) | set(_REGISTERED)
 
 
 def _find(name: str) -> Any:
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name in _composed.__all__:
         return getattr(_composed, name)
     value = getattr(_fused, name)

@@ -1,0 +1,187 @@
+"""The shared op table (MiniTorch style): every op of the registry run on floats, on Value
+(and the lecture's Value), on Tensor and through micrograd.torch's spellings, each checked
+against independent oracles -- PyTorch 2.13 and central differences -- and against the
+entry's own derivative."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import require_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import micrograd.torch as mtorch
+from micrograd import lecture
+from micrograd import ops as registry
+from micrograd.engine import Value
+from micrograd.ops.floats import FLOATS
+from micrograd.tensors import Tensor
+
+ENTRIES = list(registry.OPS.values())
+SCALAR = registry.scalar_ops()
+G = 1.3  # an output gradient that is not 1, so a missing `* out.grad` shows
+
+
+def _ids(entries):
+    return [entry.name for entry in entries]
+
+
+def _points(entry, min_size=1, max_size=1):
+    """Inputs inside the op's domain, away from its kinks (relu and abs at 0, floor at
+    integers), where a derivative exists on both sides."""
+    low, high = entry.domain
+    x = st.floats(low, high, allow_nan=False, allow_infinity=False)
+    if not entry.smooth or entry.name in ("relu", "abs"):
+        x = x.filter(lambda v: abs(v - round(v)) > 1e-3 and abs(v) > 1e-3)
+    return st.lists(x, min_size=min_size, max_size=max_size)
+
+
+def _torch_function(torch, entry):
+    """The op as PyTorch spells it: torch.NAME, else torch.nn.functional.NAME."""
+    if entry.torch.function:
+        return getattr(torch, entry.torch.function)
+    return getattr(torch.nn.functional, entry.torch.functional)
+
+
+def _central_difference(f, x):
+    h = 1e-6 * max(1.0, abs(x))
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_the_float_rule_matches_torch_and_central_differences(entry, data):
+    torch = require_module("torch")
+    (x,) = data.draw(_points(entry))
+    forward, vjp = entry.rule(FLOATS)
+    out = forward(x)
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    y = _torch_function(torch, entry)(t)
+    y.backward(torch.tensor(G, dtype=torch.float64))
+    assert out == pytest.approx(y.item(), rel=1e-12, abs=1e-15)
+    assert vjp(G, x, out) == pytest.approx(t.grad.item(), rel=1e-9, abs=1e-12)
+    if entry.smooth:
+        assert vjp(G, x, out) == pytest.approx(G * _central_difference(forward, x),
+                                               rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("entry", SCALAR, ids=_ids(SCALAR))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_value_computes_the_rule_and_torchs_gradient(entry, data):
+    torch = require_module("torch")
+    (x,) = data.draw(_points(entry))
+    forward, vjp = entry.rule(FLOATS)
+    a = Value(x)
+    out = getattr(a, entry.methods[0])()
+    (out * G).backward()
+    assert out._op == entry.label and out.data == forward(x)
+    assert a.grad == pytest.approx(vjp(G, x, out.data), rel=1e-15)
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    (_torch_function(torch, entry)(t) * G).backward()
+    assert a.grad == pytest.approx(t.grad.item(), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("entry", SCALAR, ids=_ids(SCALAR))
+def test_the_lecture_value_keeps_its_class_and_its_tanh_through_every_op(entry):
+    x = entry.domain[0] + 0.37 * (entry.domain[1] - entry.domain[0])
+    out = getattr(lecture.Value(x), entry.methods[0])()
+    assert type(out) is lecture.Value
+    after = out.tanh()
+    e = math.exp(2 * out.data)  # the lecture's formula, (e^2x - 1) / (e^2x + 1)
+    assert type(after) is lecture.Value and after.data == (e - 1) / (e + 1)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_tensor_matches_torch_forward_and_backward(entry, data):
+    torch = require_module("torch")
+    xs = data.draw(_points(entry, 1, 6))
+    g = np.linspace(-1.5, 2.0, len(xs))
+    t = Tensor(np.array(xs), requires_grad=True)
+    out = getattr(t, entry.methods[0])()
+    out.backward(Tensor(g))
+    ref = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    y = _torch_function(torch, entry)(ref)
+    y.backward(torch.tensor(g))
+    np.testing.assert_allclose(out.numpy(), y.detach().numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(t.grad.numpy(), ref.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+def test_the_dtype_rule_is_torchs(entry):
+    """An integer tensor: float ops give torch's default float dtype, the others keep it."""
+    torch = require_module("torch")
+    ints = [1, 2, 3] if entry.domain[0] >= 0 else [-1, 0, 2]
+    if entry.name in ("asin", "acos"):
+        ints = [0, 0, 0]
+    if entry.dtype == "float only":
+        with pytest.raises(NotImplementedError):
+            _torch_function(torch, entry)(torch.tensor(ints))
+        with pytest.raises(NotImplementedError, match="convert first"):
+            getattr(mtorch.tensor(ints), entry.methods[0])()
+        return
+    ours = getattr(mtorch.tensor(ints), entry.methods[0])()
+    theirs = _torch_function(torch, entry)(torch.tensor(ints))
+    assert str(ours.dtype).removeprefix("torch.") == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def _spellings(entry):
+    """(how, call(module, x)) for each torch spelling the entry declares."""
+    spelled = entry.torch
+    found = []
+    if spelled.function:
+        found.append(("torch." + spelled.function, lambda m, x: getattr(m, spelled.function)(x)))
+    if spelled.method:
+        found.append(("x." + spelled.method + "()", lambda m, x: getattr(x, spelled.method)()))
+    if spelled.inplace:
+        found.append(("x." + spelled.inplace + "()",
+                      lambda m, x: getattr(x.clone(), spelled.inplace)()))
+    if spelled.module:
+        found.append(("nn." + spelled.module, lambda m, x: getattr(m.nn, spelled.module)()(x)))
+    if spelled.functional:
+        found.append(("F." + spelled.functional,
+                      lambda m, x: getattr(m.nn.functional, spelled.functional)(x)))
+    return found
+
+
+CASES = [(entry, how, call) for entry in ENTRIES for how, call in _spellings(entry)]
+
+
+@pytest.mark.parametrize("entry, how, call", CASES, ids=[how for _, how, _ in CASES])
+def test_every_torch_spelling_is_there_and_computes_what_torch_does(entry, how, call):
+    torch = require_module("torch")
+    low, high = entry.domain
+    xs = [low + (high - low) * f for f in (0.13, 0.41, 0.77)]
+    ours = call(mtorch, mtorch.tensor(xs, dtype=mtorch.float64))
+    theirs = call(torch, torch.tensor(xs, dtype=torch.float64))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_the_fused_entries_name_kernels_that_exist():
+    for fused in registry.FUSED:
+        assert callable(fused.resolve()), fused.name
+
+
+def test_the_names_are_unique_across_spellings():
+    methods = [name for entry in ENTRIES for name in entry.methods]
+    assert len(methods) == len(set(methods))
+
+
+def test_values_type_declarations_are_registry_ops():
+    """engine.py declares the generated methods for mypy: each must be a registry op."""
+    import inspect
+
+    from micrograd import engine
+
+    source = inspect.getsource(engine.Value)
+    block = source[source.index("if TYPE_CHECKING:"):source.index("# --- backward:")]
+    declared = {line.split("def ")[1].split("(")[0] for line in block.splitlines()
+                if "def " in line}
+    assert declared <= {name for entry in SCALAR for name in entry.methods}
