@@ -23,6 +23,27 @@ def module_names(root: Path) -> dict[str, Path]:
     return names
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING`: a block only type checkers read."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node that can run: all of ast.walk's but the bodies of `if TYPE_CHECKING:`
+    (an import there is never executed, so it is no arrow; its `else:` still runs)."""
+    found: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The micrograd modules that module `name` imports, anywhere in its source."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -34,7 +55,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if target and target != name:
             found.add(target)
 
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(alias.name)

@@ -119,3 +119,20 @@ def test_the_cycle_finder_finds_a_lazy_import_cycle(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "import_cycles.py"),
                              str(package)], capture_output=True, text=True, check=False)
     assert result.returncode == 1 and "pkg.a <-> pkg.b" in result.stdout
+
+
+def test_an_import_only_type_checkers_read_is_no_cycle(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    from pkg import a\nelse:\n    x = 1\n")
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "import_cycles.py"),
+                             str(package)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    pass\nelse:\n    from pkg import a\n")
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "import_cycles.py"),
+                             str(package)], capture_output=True, text=True, check=False)
+    assert result.returncode == 1 and "pkg.a <-> pkg.b" in result.stdout
