@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensors import random as streams
+from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node, unary
 from micrograd.tensors.losses import (
@@ -51,6 +52,7 @@ __all__ = [
     "pad",
     "layer_norm",
     "batch_norm",
+    "scaled_dot_product_attention",
     "cat",
     "stack",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.functional import (
     linear,
     linear_relu,
@@ -36,7 +37,8 @@ from micrograd.torch import _facade
 __all__ = [
     "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
     "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
-    "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
+    "log_softmax", "mse_loss", "nll_loss", "relu", "scaled_dot_product_attention", "sigmoid",
+    "softmax", "tanh",
 ]
 
 
