@@ -82,7 +82,7 @@ def w6_batches(seed: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
     c = W6
     X = rng.integers(0, c["vocab"], size=(c["examples"], c["block"]), dtype=np.int64)
     Y = rng.integers(0, c["vocab"], size=c["examples"], dtype=np.int64)
-    picks = rng.integers(0, c["examples"], size=(count, c["batch"]))
+    picks = rng.integers(0, c["examples"], size=(N_BATCHES, c["batch"]))
     return [(X[ix], Y[ix]) for ix in picks]
 
 
