@@ -23,6 +23,7 @@ import numpy as np
 from micrograd.tensors import random as streams
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.threads import matmul
 
 _causal_masks: dict[tuple[int, int], np.ndarray] = {}
 
@@ -91,7 +92,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if M is not None and M.dtype != np.bool_:
         check_same_dtype("scaled_dot_product_attention (attn_mask)", Q, M)
 
-    scores = np.matmul(Q, np.swapaxes(K, -1, -2))  # a fresh (..., L, S) array: work in it
+    scores = matmul(Q, np.swapaxes(K, -1, -2))  # a fresh (..., L, S) array: work in it
     scores *= factor
     try:
         if is_causal:
@@ -111,9 +112,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     keep = None
     if dropout_p > 0:
         keep = streams.dropout_mask(P.shape, dropout_p, P.dtype)  # 0 or 1/(1-p), torch's
-        out = np.matmul(P * keep, V)
+        out = matmul(P * keep, V)
     else:
-        out = np.matmul(P, V)
+        out = matmul(P, V)
 
     inputs: tuple = (q, k, v) if mask_tensor is None else (q, k, v, mask_tensor)
 
@@ -123,11 +124,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             return
         if v._requires_grad:
             Pd = P if keep is None else P * keep
-            accumulate(v, np.matmul(np.swapaxes(Pd, -1, -2), g))
+            accumulate(v, matmul(np.swapaxes(Pd, -1, -2), g))
         if not (q._requires_grad or k._requires_grad
                 or (mask_tensor is not None and mask_tensor._requires_grad)):
             return
-        dscores = np.matmul(g, np.swapaxes(V, -1, -2))  # dP, fresh: worked on in place
+        dscores = matmul(g, np.swapaxes(V, -1, -2))  # dP, fresh: worked on in place
         if keep is not None:
             dscores *= keep
         dscores -= (dscores * P).sum(axis=-1, keepdims=True)
@@ -136,8 +137,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             accumulate(mask_tensor, dscores.copy())
         dscores *= factor
         if q._requires_grad:
-            accumulate(q, np.matmul(dscores, K))
+            accumulate(q, matmul(dscores, K))
         if k._requires_grad:
-            accumulate(k, np.matmul(np.swapaxes(dscores, -1, -2), Q))
+            accumulate(k, matmul(np.swapaxes(dscores, -1, -2), Q))
 
     return node(out, inputs, "scaled_dot_product_attention", backward)

@@ -30,6 +30,7 @@ from micrograd.tensors.losses import (
 from micrograd.tensors.normalization import batch_norm, layer_norm
 from micrograd.tensors.ops import elementwise, pointwise, reduce, selection
 from micrograd.tensors.ops.shape import cat, stack
+from micrograd.tensors.threads import matmul
 
 __all__ = [
     "linear",
@@ -76,9 +77,9 @@ def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
     if X.ndim > 2:
         # one BLAS call over the flattened batch dims: numpy's stacked matmul makes one call
         # per leading index (a GPT head's (16, 32, 64) input: 16 calls), ~15-20% slower
-        out = (X.reshape(-1, X.shape[-1]) @ W.T).reshape(*X.shape[:-1], W.shape[0])
+        out = matmul(X.reshape(-1, X.shape[-1]), W.T).reshape(*X.shape[:-1], W.shape[0])
     else:
-        out = X @ W.T
+        out = matmul(X, W.T)
     if bias is not None:
         out += bias._array  # the product is a fresh array: adding in place saves a copy
     return out
@@ -89,9 +90,9 @@ def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | No
     X, W = x._array, weight._array
     g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened: one BLAS call
     if x._requires_grad:
-        accumulate(x, g2 @ W if g.ndim == 2 else (g2 @ W).reshape(X.shape))
+        accumulate(x, matmul(g2, W) if g.ndim == 2 else matmul(g2, W).reshape(X.shape))
     if weight._requires_grad:
-        accumulate(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
+        accumulate(weight, matmul(g2.T, X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
     if bias is not None and bias._requires_grad:
         # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
         accumulate(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
