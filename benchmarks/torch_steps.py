@@ -231,12 +231,13 @@ def load_weights(torch: ModuleType, model: Any, seed: int,
     model.load_state_dict(state)
 
 
-def eval_loss(torch: ModuleType, model: Any, batch: tuple[Any, Any]) -> float:
-    """The loss of `batch` in eval mode without gradients: with dropout on, two engines'
-    training losses differ by their random masks, this one compares the models."""
+def eval_loss(torch: ModuleType, model: Any, batch: tuple[Any, Any], rows: int = 8) -> float:
+    """The loss of the first `rows` sequences of `batch` in eval mode without gradients:
+    with dropout on, two engines' training losses differ by their random masks, this one
+    compares the models (a few rows: at W8's size a full forward is seconds)."""
     model.eval()
     with torch.no_grad():
-        out = model(*batch)
+        out = model(batch[0][:rows], batch[1][:rows])
     model.train()
     loss = out[1] if isinstance(out, tuple) else out
     return float(loss.item())
@@ -307,7 +308,7 @@ def _workloads() -> dict[str, Workload]:
         "W6": Workload(w6_step, 3, 300, 6.0 * W6["batch"] * W6["hidden"]
                        * (W6["n_embd"] * W6["block"] + W6["vocab"])),
         "W7": Workload(w7_step, 3, 30, lecture_gpt_matmul_flops(W7)),
-        "W8": Workload(w8_step, 1, 3, lecture_gpt_matmul_flops(W8)),
+        "W8": Workload(w8_step, 1, 1, lecture_gpt_matmul_flops(W8)),
         "W9": Workload(nanogpt_steps.w9_step, 3, 30,
                        nanogpt_steps.nanogpt_matmul_flops(nanogpt_steps.W9)),
         "W10-linear": Workload(tiny_steps.w10_linear, 50, 3000, tiny_steps.tiny_matmul_flops(None)),
