@@ -335,7 +335,7 @@ def render(context: dict, results: dict, plan, targets: dict, published: dict) -
         sections.append(w4_section(results["W4"], targets, summary))
     if "W5" in results:
         sections.append(w5_section(results["W5"], results.get("W1", {}), targets, summary))
-    for group in ("torch_steps", "torch_steps_big"):
+    for group in ("torch_steps", "torch_steps_w8", "torch_steps_big"):
         if group in results:
             sections.append(torch_steps_section(results[group], targets, summary,
                                                 context.get("machine")))

@@ -55,8 +55,8 @@ TARGETS = {
 }
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10")
 # workloads through micrograd.torch, by report section (a rerun replaces a section whole)
-TORCH_STEP_GROUPS = {"torch_steps": ("W6", "W7"),
-                     "torch_steps_big": ("W8", "W9", "W10-linear", "W10-mlp", "W10-poly")}
+TORCH_STEP_GROUPS = {"torch_steps": ("W6", "W7"), "torch_steps_w8": ("W8",),
+                     "torch_steps_big": ("W9", "W10-linear", "W10-mlp", "W10-poly")}
 
 
 @dataclass
@@ -231,8 +231,8 @@ def run_torch_steps(plan: Plan, workloads: tuple[str, ...]) -> dict:
     """W6-W10: each (engine, threads) in its own process per workload, rounds interleaved.
     W8-W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
-    if not {"W6", "W7"} & set(workloads):
-        configs.append(("micrograd", "env1"))
+    if not {"W6", "W7", "W8"} & set(workloads):  # W8 (minutes a process): its one-thread
+        configs.append(("micrograd", "env1"))     # run is the same setting in effect
     if plan.quick:  # the smoke run exercises the code paths once: one thread each
         configs = [("micrograd", "1"), ("torch", "1")]
     results: dict[str, dict[str, list]] = {
