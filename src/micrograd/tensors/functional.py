@@ -195,12 +195,43 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(erf(x), dtype=x.dtype)
 
 
+# erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: fractional error below 1.2e-7
+# for every z (Numerical Recipes' Chebyshev fit, `erfcc`); coefficients from t^0 up
+_ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+             -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+
+def _normal_cdf32(x: np.ndarray) -> np.ndarray:
+    """Phi(x) = erfc(-x/sqrt 2) / 2 for float32 x, in float32 numpy passes.
+
+    scipy's erf works in float64 one element at a time (~15 ns an element); this is a few
+    vectorised passes (~4x faster on nanoGPT's GELU inputs), and the fit's relative error
+    (1.2e-7) is float32's own rounding, in both tails (x Phi(x) for x << 0 stays accurate
+    relative to its tiny size, which 1 + erf(x) would not)."""
+    f32 = np.float32
+    z = np.abs(x) * f32(_INV_SQRT_2)
+    t = z * f32(0.5)
+    t += f32(1)
+    np.reciprocal(t, out=t)
+    poly = np.full_like(x, f32(_ERFC_FIT[-1]))
+    for c in reversed(_ERFC_FIT[:-1]):
+        poly *= t
+        poly += f32(c)
+    z *= z
+    poly -= z
+    np.exp(poly, out=poly)
+    poly *= t
+    poly *= f32(0.5)  # erfc(|x|/sqrt 2) / 2 = Phi(-|x|)
+    return np.where(x > 0, f32(1) - poly, poly)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x Phi(x) (Phi: the standard normal CDF), or its tanh approximation with
     approximate="tanh", as one node;  d/dx = Phi(x) + x phi(x) (or the tanh form's)."""
     X = input._array
     if approximate == "none":
-        cdf = 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2)))
+        cdf = (_normal_cdf32(X) if X.dtype == np.float32
+               else 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2))))
         out = X * cdf
 
         def vjp(g: np.ndarray) -> np.ndarray:
