@@ -102,7 +102,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         elif M is not None:
             scores += M
     except ValueError as error:
-        raise ValueError(f"scaled_dot_product_attention: attn_mask of shape {np.shape(M)} cannot "
+        shape = None if M is None else M.shape
+        raise ValueError(f"scaled_dot_product_attention: attn_mask of shape {shape} cannot "
                          f"be broadcast to the scores' shape {scores.shape}") from error
     # softmax in place: P is the one (..., L, S) array the node keeps
     P = scores
