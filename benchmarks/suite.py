@@ -227,13 +227,13 @@ def run_tensor(plan: Plan) -> dict:
     return results
 
 
-def run_torch_steps(plan: Plan, workloads: tuple[str, ...]) -> dict:
+def run_torch_steps(plan: Plan, workloads: tuple[str, ...], one_thread: bool = False) -> dict:
     """W6-W10: each (engine, threads) in its own process per workload, rounds interleaved.
     W8-W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
     if not {"W6", "W7", "W8"} & set(workloads):  # W8 (minutes a process): its one-thread
         configs.append(("micrograd", "env1"))     # run is the same setting in effect
-    if plan.quick:  # the smoke run exercises the code paths once: one thread each
+    if plan.quick or one_thread:  # the smoke run exercises the code paths once
         configs = [("micrograd", "1"), ("torch", "1")]
     results: dict[str, dict[str, list]] = {
         w: {f"{e}/{t}": [] for e, t in configs} for w in workloads}
@@ -284,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated workloads to run (default: all); the sections of the others "
              "are kept from the existing report",
     )
+    parser.add_argument(
+        "--one-thread", action="store_true",
+        help="W6-W10: only each engine's one-thread processes (W8's take minutes and up to "
+             "~13 GB each: for a machine that cannot spare that four times over)")
     args = parser.parse_args(argv)
     plan = Plan.make(args.quick)
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
@@ -300,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     context = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m benchmarks" + (" --quick" if args.quick else "")
-                   + ("" if only == set(WORKLOADS) else f" --only {','.join(sorted(only))}"),
+                   + ("" if only == set(WORKLOADS) else f" --only {','.join(sorted(only))}")
+                   + (" --one-thread" if args.one_thread else ""),
         "quick": args.quick,
         "load_before": _loadavg(),
         "blas_env_unset": {k: os.environ[k] for k in BLAS_ENV_VARS if k in os.environ},
@@ -328,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         if only & {w.split("-")[0] for w in members}:
             chosen = tuple(w for w in members if plan.torch_step_rounds[w.split("-")[0]])
             if chosen:
-                results[group] = run_torch_steps(plan, chosen)
+                results[group] = run_torch_steps(plan, chosen, args.one_thread)
     context["load_after"] = _loadavg()
     context["seconds"] = time.perf_counter() - started
 
