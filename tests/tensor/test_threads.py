@@ -76,7 +76,7 @@ def test_big_products_settle_on_the_faster_thread_count_and_retry_the_other_rare
     clock = Clock(max_threads=2)
     used = [clock.run(1e9, {1: 2.0, 2: 1.0}) for _ in range(600)]
     assert used[:2] == [1, 2]  # each measured once
-    assert used.count(1) < 20  # then the faster one, the slower retried ever more rarely
+    assert 3 <= used.count(1) < 20  # then the faster one, the slower retried ever more rarely
     assert used[-100:].count(2) >= 99
 
 

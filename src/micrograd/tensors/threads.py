@@ -98,7 +98,7 @@ class _Policy:
         old = known.get(threads)
         # a running estimate that follows the machine's load within a few products
         known[threads] = per_flop if old is None else 0.5 * old + 0.5 * per_flop
-        if before is not None:
+        if before is not None and threads != before:  # a retry of the slower setting
             after = min(known, key=known.__getitem__)
             size_class.retry = (min(size_class.retry * 2, _LAST_RETRY) if after == before
                                 else _FIRST_RETRY)
