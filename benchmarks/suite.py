@@ -84,7 +84,7 @@ class Plan:
         # interleaved subprocesses, so one noisy round does not decide the median
         # W4 per-round ratios spread from 9x to 18x on this 2-core machine: 7 repeats
         # W6 (~0.3 ms) and W7 (~20 ms): 5 interleaved rounds of a few hundred ms each;
-        # W8 (~15-70 s a step, 5-7 GB): one round, one timed step after one warm-up step;
+        # W8 (~15-170 s a step, 7-13 GB): one round, one timed step after one warm-up step;
         # W9 (~0.5 s): 3 rounds of 15 steps; W10 (~0.03-0.3 ms): 3 rounds of 3,000 steps
         return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 7, 5,
                    {"W6": 5, "W7": 5, "W8": 1, "W9": 3, "W10": 3},
@@ -229,7 +229,7 @@ def run_tensor(plan: Plan) -> dict:
 
 def run_torch_steps(plan: Plan, workloads: tuple[str, ...], one_thread: bool = False) -> dict:
     """W6-W10: each (engine, threads) in its own process per workload, rounds interleaved.
-    W8-W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
+    W9 and W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
     if not {"W6", "W7", "W8"} & set(workloads):  # W8 (minutes a process): its one-thread
         configs.append(("micrograd", "env1"))     # run is the same setting in effect
