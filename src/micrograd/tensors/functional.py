@@ -205,9 +205,10 @@ def _normal_cdf32(x: np.ndarray) -> np.ndarray:
     """Phi(x) = erfc(-x/sqrt 2) / 2 for float32 x, in float32 numpy passes.
 
     scipy's erf works in float64 one element at a time (~15 ns an element); this is a few
-    vectorised passes (~4x faster on nanoGPT's GELU inputs), and the fit's relative error
-    (1.2e-7) is float32's own rounding, in both tails (x Phi(x) for x << 0 stays accurate
-    relative to its tiny size, which 1 + erf(x) would not)."""
+    vectorised passes (~3x faster on nanoGPT's GELU inputs). Measured against the exact
+    value: relative error under 5e-6 for |x| < 5 and ~2e-5 in the far tails (float32
+    rounding of x^2 in the exponent), as close as torch's float32 GELU, and relative to
+    its tiny size for x << 0, where 1 + erf(x) loses every digit."""
     f32 = np.float32
     z = np.abs(x) * f32(_INV_SQRT_2)
     t = z * f32(0.5)
