@@ -3,10 +3,11 @@
     scores = q k^T * scale (+ attn_mask, or -inf where a boolean mask / the causal mask says
     "do not attend"),  P = softmax(scores),  out = dropout(P) v
 
-Composed of ops, one head of the GPT lecture is seven nodes (matmul, mul, masked_fill,
-softmax, dropout, matmul, and the transpose), each keeping its own (B, T, T) array for the
-backward. Fused, the node keeps the one array it needs, P, and writes the scores, the
-mask, the softmax and the backward's temporaries in place:
+Composed of ops, one head of the GPT lecture is seven nodes (transpose, matmul, mul,
+masked_fill, softmax, dropout, matmul); the five between the matmuls each keep a (B, T, T)
+array until the graph goes, and dropout its mask, a sixth. Fused, the node keeps the one
+array it needs, P (and the mask), and writes the scores, the causal mask, the softmax and
+the backward's temporaries in place:
 
     dV = dropout(P)^T g,   dP = (g V^T) * dropout mask,
     dscores = P * (dP - sum_j dP P)   (softmax's VJP),
