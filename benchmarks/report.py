@@ -261,7 +261,7 @@ def tensor_sections(tensor: dict, targets: dict, summary: list) -> str:
         full = batch == 1797
         rows.append(row_for(f"w3_{batch}", f"batch {batch:,}",
                             targets["W3_full"] if full else targets["W3_small"],
-                            "≤ 1.1× PyTorch" if full else "≤ 0.5× PyTorch"))
+                            f"≤ {targets['W3_full'] if full else targets['W3_small']:g}× PyTorch"))
     out.append(table(header, rows))
     firsts = []
     for batch in (32, 128, 1797):
@@ -272,6 +272,29 @@ def tensor_sections(tensor: dict, targets: dict, summary: list) -> str:
     if firsts:
         out += ["", f"First-step loss, ours vs PyTorch (float32): max relative difference "
                     f"{max(firsts):.1e}."]
+    return "\n".join(out)
+
+
+def blas_section(context: dict) -> str:
+    """numpy's BLAS in this run: sgemm peak on one thread, products on one thread and on the
+    default, the cost of switching (benchmarks/blas_threads.py)."""
+    blas = context.get("blas") or {}
+    out = ["## BLAS threads on this machine", ""]
+    if "sizes" not in blas:
+        return "\n".join(out + [f"Not measured: {blas.get('error', 'not run')}."])
+    n = blas["default_threads"]
+    out += [f"`python -m benchmarks.blas_threads` in this run (load average "
+            f"{', '.join(f'{x:.2f}' for x in blas.get('load') or [])} when it finished): "
+            f"single-thread sgemm peak **{blas['sgemm_peak_flops'] / 1e9:,.1f} GFLOP/s** "
+            f"(float32 2048×2048×2048); switching BLAS between 1 and {n} threads costs "
+            f"{blas['switch_s'] * 1e6:,.2f} µs through threadpoolctl (the policy calls "
+            "OpenBLAS's setter directly, and only around products of at least 2·10^8 flops). "
+            "Median time of one float32 product, interleaved:", ""]
+    rows = [[f"{r['m']}×{r['k']}×{r['n']}", f"{r['flops']:,}", f"{r['one_thread_s'] * 1e6:,.1f} µs",
+             f"{r['default_s'] * 1e6:,.1f} µs", ratio(r["default_s"] / r["one_thread_s"])]
+            for r in blas["sizes"]]
+    out.append(table(["m×k×n", "flops", "1 thread", f"{n} threads", f"{n} threads / 1"],
+                     rows))
     return "\n".join(out)
 
 
@@ -312,8 +335,10 @@ def render(context: dict, results: dict, plan, targets: dict, published: dict) -
         sections.append(w4_section(results["W4"], targets, summary))
     if "W5" in results:
         sections.append(w5_section(results["W5"], results.get("W1", {}), targets, summary))
-    if "torch_steps" in results:
-        sections.append(torch_steps_section(results["torch_steps"], targets, summary))
+    for group in ("torch_steps", "torch_steps_w8", "torch_steps_big"):
+        if group in results:
+            sections.append(torch_steps_section(results[group], targets, summary,
+                                                context.get("machine")))
     head = ["# Benchmarks", "",
             f"Written by `{context['command']}` on {context['date']} in "
             f"{context['seconds']:.0f} s. Every ratio compares numbers measured in this one run."]
@@ -321,7 +346,8 @@ def render(context: dict, results: dict, plan, targets: dict, published: dict) -
         head += ["", "**Quick run** (CI smoke test): tiny step counts, so the numbers below are "
                      "noisy and say nothing about the targets; run `make bench` for real numbers."]
     head += ["", "## Targets", "", table(["workload", "target", "measured", "result"], summary)]
-    return "\n\n".join(["\n".join(head), *sections, machine_section(context)]) + "\n"
+    return "\n\n".join(["\n".join(head), *sections, blas_section(context),
+                        machine_section(context)]) + "\n"
 
 
 def write(path: Path, generated: str) -> None:

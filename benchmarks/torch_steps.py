@@ -1,4 +1,4 @@
-"""W6 and W7: lecture-sized training steps written once against the torch API.
+"""W6-W10: lecture-sized training steps written once against the torch API.
 
 Every function takes the torch *module object* (`import torch`, or `micrograd.torch`), so
 the same code runs on real PyTorch and on micrograd's PyTorch facade. Weights and batches
@@ -12,12 +12,16 @@ W7: the GPT lecture's training step -- n_embd 64, 4 heads, 4 layers, block 32, b
     vocab 65, float32; Embedding, LayerNorm, masked attention heads (tril buffer,
     masked_fill, softmax), ModuleList, Sequential feed-forward, residual blocks, AdamW.
     Dropout layers are present with p=0, so that both engines take identical steps.
+W8: the same model at gpt.py's published size -- batch 64, block 256, n_embd 384, 6 heads,
+    6 layers, dropout 0.2, AdamW lr 3e-4. With dropout the engines' training losses differ
+    by their random masks; batch 0's eval-mode loss before training compares the models.
+W9: nanoGPT's shakespeare-char model (nanogpt_steps.py); W10: tiny tensors (tiny_steps.py).
 
-`python -m benchmarks.torch_steps [--engine torch|micrograd] [--steps N] [--workload W6|W7]`
+`python -m benchmarks.torch_steps [--engine torch|micrograd] [--steps N] [--workload W]`
 times N steps (after a warm-up) with the engine's default intra-op threads and with one
 thread, and prints the median milliseconds per step.
 
-`... --json --threads 1|default --workload W6|W7` is what the suite runs: one workload, one
+`... --json --threads 1|default --workload W` is what the suite runs: one workload, one
 thread setting, in a process of its own (so its peak RSS is that engine's), one JSON object.
 """
 
@@ -27,6 +31,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -37,7 +42,10 @@ from benchmarks.common import current_rss_kib, emit, engine_origin, median, peak
 W6 = {"batch": 32, "n_embd": 10, "block": 3, "hidden": 200, "vocab": 27, "lr": 0.1,
       "examples": 4000}
 W7 = {"n_embd": 64, "n_head": 4, "n_layer": 4, "block": 32, "batch": 16, "vocab": 65,
-      "lr": 1e-3, "text": 20000}
+      "lr": 1e-3, "text": 20000, "dropout": 0.0}
+# the lecture's gpt.py at its published size (its hyperparameters block, lr 3e-4)
+W8 = {"n_embd": 384, "n_head": 6, "n_layer": 6, "block": 256, "batch": 64, "vocab": 65,
+      "lr": 3e-4, "text": 100000, "dropout": 0.2}
 N_BATCHES = 64  # batches drawn up front and cycled, so timing excludes data preparation
 
 
@@ -115,13 +123,13 @@ def w6_step(torch_module: ModuleType, seed: int = 0) -> Callable[[int], float]:
 
 # --- W7 -----------------------------------------------------------------------------------
 
-def gpt_model_class(torch: ModuleType) -> type:
-    """The GPT lecture's model, its modules subclassing `torch.nn.Module` of this engine."""
+def gpt_model_class(torch: ModuleType, c: dict) -> type:
+    """The GPT lecture's model at the sizes of `c`, its modules subclassing `torch.nn.Module`
+    of this engine."""
     nn = torch.nn
     F = torch.nn.functional
-    c = W7
     n_embd, block_size = c["n_embd"], c["block"]
-    dropout = 0.0
+    dropout = c["dropout"]
 
     class Head(nn.Module):
         def __init__(self, head_size: int):
@@ -193,8 +201,8 @@ def gpt_model_class(torch: ModuleType) -> type:
     return GPT
 
 
-def w7_weight(name: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """One W7 parameter: normal(0, 0.02) matrices, zero biases, unit LayerNorm gains."""
+def gpt_weight(name: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """One GPT parameter: normal(0, 0.02) matrices, zero biases, unit LayerNorm gains."""
     if name.endswith("bias"):
         return np.zeros(shape, dtype=np.float32)
     if len(shape) == 1:  # a LayerNorm weight
@@ -202,55 +210,133 @@ def w7_weight(name: str, shape: tuple[int, ...], rng: np.random.Generator) -> np
     return (rng.standard_normal(shape) * 0.02).astype(np.float32)
 
 
-def w7_batches(seed: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
-    """N_BATCHES (inputs, targets) int64 windows of a random token stream, fixed seed."""
+def token_batches(c: dict, seed: int = 1, count: int = N_BATCHES
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`count` (inputs, targets) int64 windows of a random token stream, fixed seed."""
     rng = np.random.default_rng(seed)
-    c = W7
     data = rng.integers(0, c["vocab"], size=c["text"], dtype=np.int64)
-    starts = rng.integers(0, c["text"] - c["block"] - 1, size=(N_BATCHES, c["batch"]))
+    starts = rng.integers(0, c["text"] - c["block"] - 1, size=(count, c["batch"]))
     return [(np.stack([data[i:i + c["block"]] for i in ix]),
              np.stack([data[i + 1:i + c["block"] + 1] for i in ix])) for ix in starts]
 
 
-def w7_step(torch_module: ModuleType, seed: int = 0) -> Callable[[int], float]:
-    """Build W7 on `torch_module`; return step(k): one AdamW step on batch k, its loss."""
-    torch = torch_module
-    model = gpt_model_class(torch)()
+def load_weights(torch: ModuleType, model: Any, seed: int,
+                 weight: Callable[[str, tuple[int, ...], np.random.Generator], np.ndarray]
+                 ) -> None:
+    """Replace every parameter of `model` by numpy-drawn weights (buffers kept)."""
     rng = np.random.default_rng(seed)
     state = model.state_dict()  # keeps the tril buffers; parameters replaced below
     for name, param in model.named_parameters():  # registration order: same in both engines
-        state[name] = _tensor(torch, w7_weight(name, tuple(param.shape), rng))
+        state[name] = _tensor(torch, weight(name, tuple(param.shape), rng))
     model.load_state_dict(state)
+
+
+def eval_loss(torch: ModuleType, model: Any, batch: tuple[Any, Any], rows: int = 8) -> float:
+    """The loss of the first `rows` sequences of `batch` in eval mode without gradients:
+    with dropout on, two engines' training losses differ by their random masks, this one
+    compares the models (a few rows: at W8's size a full forward is seconds)."""
+    model.eval()
+    with torch.no_grad():
+        out = model(batch[0][:rows], batch[1][:rows])
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=W7["lr"])
-    batches = [(_tensor(torch, x), _tensor(torch, y)) for x, y in w7_batches(seed + 1)]
+    loss = out[1] if isinstance(out, tuple) else out
+    return float(loss.item())
+
+
+def lecture_gpt_step(torch_module: ModuleType, c: dict, seed: int = 0,
+                     batches: int = N_BATCHES) -> Callable[[int], float]:
+    """Build the lecture's GPT at sizes `c` on `torch_module`; return step(k): one AdamW
+    step on batch k, its loss. step.check_loss is batch 0's eval-mode loss before training."""
+    torch = torch_module
+    model = gpt_model_class(torch, c)()
+    load_weights(torch, model, seed, gpt_weight)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=c["lr"])
+    data = [(_tensor(torch, x), _tensor(torch, y)) for x, y in token_batches(c, seed + 1, batches)]
+    check = eval_loss(torch, model, data[0])
 
     def step(k: int) -> float:
-        xb, yb = batches[k % len(batches)]
+        xb, yb = data[k % len(data)]
         loss = model(xb, yb)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         return loss.item()
 
+    step.check_loss = check  # type: ignore[attr-defined]
     return step
+
+
+def w7_step(torch_module: ModuleType, seed: int = 0) -> Callable[[int], float]:
+    """W7: the lecture's GPT, shrunk (see W7)."""
+    return lecture_gpt_step(torch_module, W7, seed)
+
+
+def w8_step(torch_module: ModuleType, seed: int = 0) -> Callable[[int], float]:
+    """W8: the lecture's GPT at its published size (see W8); 4 batches (25 MB of tokens
+    each would be wasted: a run times a few steps)."""
+    return lecture_gpt_step(torch_module, W8, seed, batches=4)
+
+
+def lecture_gpt_matmul_flops(c: dict) -> float:
+    """Floating-point operations of one training step's matrix products (forward and
+    backward, 2 per multiply-add; a product's backward is two products of its size)."""
+    tokens = c["batch"] * c["block"]
+    d, layers, T = c["n_embd"], c["n_layer"], c["block"]
+    weights = layers * (4 * d * d + 2 * d * 4 * d) + d * c["vocab"]  # qkv+proj, ffwd; lm_head
+    attention = layers * 2 * (c["batch"] * T * T * d)  # q @ k^T and wei @ v, over all heads
+    return 6.0 * (tokens * weights + attention)
 
 
 # --- timing -------------------------------------------------------------------------------
 
-WORKLOADS: dict[str, Callable[[ModuleType], Callable[[int], float]]] = {
-    "W6": w6_step, "W7": w7_step}
+@dataclass(frozen=True)
+class Workload:
+    """A training step to time: how to build it, how many steps to warm up and to time
+    by default, and the flops of its matrix products per step (None: not counted)."""
+
+    build: Callable[[ModuleType], Callable[[int], float]]
+    warmup: int
+    steps: int
+    matmul_flops: float | None
 
 
-def time_workload(torch: ModuleType, name: str, steps: int, warmup: int = 3) -> dict:
-    """Median seconds per step over `steps` steps after `warmup`, and the first losses."""
-    step = WORKLOADS[name](torch)
-    losses = [step(k) for k in range(warmup)]
-    seconds = time_steps(lambda k: step(warmup + k), steps)
-    return {"median_s": median(seconds), "first_losses": losses, "seconds": seconds}
+def _workloads() -> dict[str, Workload]:
+    from benchmarks import nanogpt_steps, tiny_steps
+
+    return {
+        "W6": Workload(w6_step, 3, 300, 6.0 * W6["batch"] * W6["hidden"]
+                       * (W6["n_embd"] * W6["block"] + W6["vocab"])),
+        "W7": Workload(w7_step, 3, 30, lecture_gpt_matmul_flops(W7)),
+        "W8": Workload(w8_step, 1, 1, lecture_gpt_matmul_flops(W8)),
+        "W9": Workload(nanogpt_steps.w9_step, 3, 30,
+                       nanogpt_steps.nanogpt_matmul_flops(nanogpt_steps.W9)),
+        "W10-linear": Workload(tiny_steps.w10_linear, 50, 3000, tiny_steps.tiny_matmul_flops(None)),
+        "W10-mlp": Workload(tiny_steps.w10_mlp, 50, 3000,
+                            tiny_steps.tiny_matmul_flops(tiny_steps.TINY["hidden"])),
+        "W10-poly": Workload(tiny_steps.w10_poly, 50, 3000, None),
+    }
 
 
-def run_one(engine: str, threads: str, name: str, steps: int) -> dict:
+WORKLOADS = _workloads()
+
+
+def time_workload(torch: ModuleType, name: str, steps: int | None = None) -> dict:
+    """Median seconds per step over `steps` steps after the workload's warm-up, the first
+    losses, and (where the workload has one) the eval-mode check loss from before training."""
+    workload = WORKLOADS[name]
+    steps = steps or workload.steps
+    step = workload.build(torch)
+    losses = [step(k) for k in range(workload.warmup)]
+    seconds = time_steps(lambda k: step(workload.warmup + k), steps)
+    result = {"median_s": median(seconds), "first_losses": losses, "seconds": seconds,
+              "matmul_flops": workload.matmul_flops}
+    if hasattr(step, "check_loss"):
+        result["check_loss"] = step.check_loss
+    return result
+
+
+def run_one(engine: str, threads: str, name: str, steps: int | None) -> dict:
     """The suite's measurement: one workload at one thread setting, as a JSON-ready dict.
 
     Peak RSS is this process's high-water mark, imports included (a user pays for them).
@@ -261,7 +347,7 @@ def run_one(engine: str, threads: str, name: str, steps: int) -> dict:
     rss_after_import = current_rss_kib()
     result = time_workload(torch, name, steps)
     result.update(engine=engine, workload=name, threads_asked=threads,
-                  threads=torch.get_num_threads(), steps=steps,
+                  threads=torch.get_num_threads(), steps=len(result["seconds"]),
                   rss_after_import_kib=rss_after_import, peak_rss_kib=peak_rss_kib())
     if engine == "micrograd":
         result["origin"] = engine_origin()
@@ -281,18 +367,20 @@ def load_engine(name: str) -> ModuleType:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=("torch", "micrograd"), default="torch")
-    parser.add_argument("--steps", type=int, default=30, help="timed steps per configuration")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="timed steps per configuration (default: the workload's)")
     parser.add_argument("--workload", choices=(*WORKLOADS, "all"), default="all")
     parser.add_argument("--json", action="store_true",
                         help="one workload, one thread setting, one JSON object (the suite's)")
     parser.add_argument("--threads", choices=("1", "default"), default="default",
                         help="with --json: one intra-op thread, or the engine's default")
     args = parser.parse_args(argv)
-    if args.steps < 1:
+    if args.steps is not None and args.steps < 1:
         parser.error(f"--steps must be at least 1, got {args.steps}")
     if args.json:
         if args.workload == "all":
-            parser.error("--json measures one workload: give --workload W6 or W7")
+            parser.error("--json measures one workload: give --workload "
+                         + " or ".join(WORKLOADS))
         emit(run_one(args.engine, args.threads, args.workload, args.steps))
         return
     torch = load_engine(args.engine)
@@ -304,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
         actual = torch.get_num_threads() if hasattr(torch, "get_num_threads") else threads_label
         for name in names:
             result = time_workload(torch, name, args.steps)
-            losses = " ".join(repr(x) for x in result["first_losses"])
+            losses = " ".join(repr(x) for x in result["first_losses"][:3])
             print(f"{name} engine={args.engine} threads={threads_label} ({actual}) "
                   f"median_ms={result['median_s'] * 1e3:.3f} first_losses={losses}")
     sys.stdout.flush()

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import threads
 from micrograd.tensors.dtypes import as_dtype
 
 # Device names PyTorch knows besides the CPU: recognised only to say clearly they are not here.
@@ -81,30 +82,20 @@ cuda = _NoCuda()
 
 
 def set_num_threads(n: int) -> None:
-    """Threads numpy's BLAS may use for matrix products, as torch.set_num_threads.
+    """The most threads numpy's BLAS may use for one big matrix product, as
+    torch.set_num_threads; small products always run on one (see tensors/threads.py).
 
     On a busy or small machine one thread is often much faster for the small matrices
     of a learning-size network: BLAS worker threads spin waiting for cores they don't get.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"set_num_threads needs a positive int, got {n!r}")
-    _threadpool_controller().limit(limits=n, user_api="blas")
+    threads.set_max_threads(n)
 
 
 def get_num_threads() -> int:
-    """Threads numpy's BLAS uses for matrix products (the largest over loaded BLAS libraries)."""
-    info = _threadpool_controller().info()
-    return max((lib["num_threads"] for lib in info if lib["user_api"] == "blas"), default=1)
-
-
-def _threadpool_controller() -> Any:
-    try:
-        import threadpoolctl
-    except ImportError as error:
-        raise ImportError(
-            "set_num_threads needs threadpoolctl: pip install threadpoolctl"
-        ) from error
-    return threadpoolctl.ThreadpoolController()
+    """The most threads numpy's BLAS may use for one product (see set_num_threads)."""
+    return threads.max_threads()
 
 
 def keep_freed_memory() -> bool:

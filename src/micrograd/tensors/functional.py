@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensors import random as streams
+from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node, unary
 from micrograd.tensors.losses import (
@@ -30,6 +31,7 @@ from micrograd.tensors.normalization import batch_norm, layer_norm
 from micrograd.tensors.ops import reduce, selection
 from micrograd.tensors.ops.registered import FUNCTIONAL
 from micrograd.tensors.ops.shape import cat, stack
+from micrograd.tensors.threads import matmul
 
 __all__ = [
     "linear",
@@ -49,6 +51,7 @@ __all__ = [
     "pad",
     "layer_norm",
     "batch_norm",
+    "scaled_dot_product_attention",
     "cat",
     "stack",
 ]
@@ -73,9 +76,9 @@ def _affine(X: np.ndarray, W: np.ndarray, bias: Tensor | None) -> np.ndarray:
     if X.ndim > 2:
         # one BLAS call over the flattened batch dims: numpy's stacked matmul makes one call
         # per leading index (a GPT head's (16, 32, 64) input: 16 calls), ~15-20% slower
-        out = (X.reshape(-1, X.shape[-1]) @ W.T).reshape(*X.shape[:-1], W.shape[0])
+        out = matmul(X.reshape(-1, X.shape[-1]), W.T).reshape(*X.shape[:-1], W.shape[0])
     else:
-        out = X @ W.T
+        out = matmul(X, W.T)
     if bias is not None:
         out += bias._array  # the product is a fresh array: adding in place saves a copy
     return out
@@ -86,9 +89,9 @@ def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | No
     X, W = x._array, weight._array
     g2 = g if g.ndim == 2 else g.reshape(-1, W.shape[0])  # batch dims flattened: one BLAS call
     if x._requires_grad:
-        accumulate(x, g2 @ W if g.ndim == 2 else (g2 @ W).reshape(X.shape))
+        accumulate(x, matmul(g2, W) if g.ndim == 2 else matmul(g2, W).reshape(X.shape))
     if weight._requires_grad:
-        accumulate(weight, g2.T @ (X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
+        accumulate(weight, matmul(g2.T, X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
     if bias is not None and bias._requires_grad:
         # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
         accumulate(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
@@ -176,12 +179,44 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(erf(x), dtype=x.dtype)
 
 
+# erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z/2), z >= 0: fractional error below 1.2e-7
+# for every z (Numerical Recipes' Chebyshev fit, `erfcc`); coefficients from t^0 up
+_ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+             -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+
+def _normal_cdf32(x: np.ndarray) -> np.ndarray:
+    """Phi(x) = erfc(-x/sqrt 2) / 2 for float32 x, in float32 numpy passes.
+
+    scipy's erf works in float64 one element at a time (~15 ns an element); this is a few
+    vectorised passes (~3x faster on nanoGPT's GELU inputs). Measured against the exact
+    value: relative error under 5e-6 for |x| < 5 and ~2e-5 in the far tails (float32
+    rounding of x^2 in the exponent), as close as torch's float32 GELU, and relative to
+    its tiny size for x << 0, where 1 + erf(x) loses every digit."""
+    f32 = np.float32
+    z = np.abs(x) * f32(_INV_SQRT_2)
+    t = z * f32(0.5)
+    t += f32(1)
+    np.reciprocal(t, out=t)
+    poly = np.full_like(x, f32(_ERFC_FIT[-1]))
+    for c in reversed(_ERFC_FIT[:-1]):
+        poly *= t
+        poly += f32(c)
+    z *= z
+    poly -= z
+    np.exp(poly, out=poly)
+    poly *= t
+    poly *= f32(0.5)  # erfc(|x|/sqrt 2) / 2 = Phi(-|x|)
+    return np.where(x > 0, f32(1) - poly, poly)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x Phi(x) (Phi: the standard normal CDF), or its tanh approximation with
     approximate="tanh", as one node;  d/dx = Phi(x) + x phi(x) (or the tanh form's)."""
     X = input._array
     if approximate == "none":
-        cdf = 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2)))
+        cdf = (_normal_cdf32(X) if X.dtype == np.float32
+               else 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2))))
         out = X * cdf
 
         def vjp(g: np.ndarray) -> np.ndarray:

@@ -224,8 +224,8 @@ def _update(symbol: str, name: str, array_update: Callable[[Any, Any], Any],
             op: Callable[[Any, Any], Tensor]) -> Callable[..., Tensor]:
     def update(self: Tensor, other: ArrayLike) -> Tensor:
         value = other._array if type(other) is Tensor else other
-        if not modes.grad_enabled or not (
-                self._requires_grad or (type(other) is Tensor and other._requires_grad)):
+        if not (self._requires_grad or (type(other) is Tensor and other._requires_grad)
+                ) or not modes.grad_enabled:  # the mode last: inside no_grad() a read is slower
             # the optimizer step's path (`p.data -= lr * p.grad`): in_place's first branch,
             # inlined, with no closures to make
             array_update(self._array, value)

@@ -9,6 +9,7 @@ from typing import Any
 
 import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.functional import (
     linear,
     linear_relu,
@@ -34,7 +35,7 @@ from micrograd.torch import _facade
 __all__ = [
     "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
     "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
-    "log_softmax", "mse_loss", "nll_loss", "softmax",
+    "log_softmax", "mse_loss", "nll_loss", "scaled_dot_product_attention", "softmax",
 ]
 __all__ += list(_REGISTERED)  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
 
