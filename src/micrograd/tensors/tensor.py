@@ -347,6 +347,15 @@ class Tensor:
             extras += ", requires_grad=True"
         return f"tensor({body}{extras})"
 
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its `.item()` does (`f"{loss:.4f}"`, and `'{}'.format(t)`
+        gives `98.5999984741211` for a float32 98.6), as torch's; any other tensor takes only
+        the empty spec (its str) and raises torch's TypeError for another. torch checks for
+        exactly Tensor, so a 0-d Parameter formats as any other tensor."""
+        if self._array.ndim == 0 and type(self) is Tensor:
+            return format(self._array.item(), spec)
+        return object.__format__(self, spec)
+
     __hash__ = object.__hash__  # identity, like torch: == is elementwise (ops.elementwise)
 
     if TYPE_CHECKING:
