@@ -30,6 +30,7 @@ import numpy as np
 
 from micrograd import autograd
 from micrograd.tensors import compat, dtypes, versions
+from micrograd.tensors.size import Size
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
@@ -246,7 +247,7 @@ class Tensor:
             if seed.shape != self._array.shape:
                 raise ValueError(
                     f"backward(gradient=...) needs the tensor's shape {self.shape}, "
-                    f"got shape {tuple(seed.shape)}"
+                    f"got shape {Size(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
             autograd.backward(self, seed, None, versions.check_graph)  # once, not per op
@@ -254,12 +255,18 @@ class Tensor:
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
     @property
-    def shape(self) -> tuple:
-        return self._array.shape
+    def shape(self) -> Size:
+        """The length of each dimension, a tuple printed as torch's `torch.Size([2, 3])`."""
+        return Size(self._array.shape)
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._array.dtype
+    def dtype(self) -> dtypes.DType:
+        """The element type, printed as torch's (`torch.float32`); equal to numpy's dtype,
+        and numpy takes it as one."""
+        return dtypes.dtype_of(self._array.dtype)
+
+    def is_floating_point(self) -> bool:
+        return self._array.dtype.kind == "f"
 
     @property
     def ndim(self) -> int:
@@ -268,9 +275,9 @@ class Tensor:
     def dim(self) -> int:
         return self._array.ndim
 
-    def size(self, dim: int | None = None) -> tuple | int:
+    def size(self, dim: int | None = None) -> Size | int:
         """The shape, or its length along `dim`, as torch's size()."""
-        return self._array.shape if dim is None else self._array.shape[dim]
+        return Size(self._array.shape) if dim is None else self._array.shape[dim]
 
     def numel(self) -> int:
         return self._array.size
