@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes, versions
+from micrograd.tensors import compat, dtypes, node_names, printing, versions
 from micrograd.tensors.size import Size
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
@@ -344,15 +344,15 @@ class Tensor:
         return bool(self._array)
 
     def __repr__(self) -> str:
-        body = np.array2string(self._array, separator=", ", prefix="tensor(")
-        extras = ""
-        if self._array.dtype != dtypes.default.dtype and self._array.dtype != dtypes.int64:
-            extras += f", dtype={self._array.dtype}"
-        if self._grad_fn is not None:
-            extras += f", grad_fn=<{self._op}>"
-        elif self._requires_grad:
-            extras += ", requires_grad=True"
-        return f"tensor({body}{extras})"
+        """As torch prints it: `tensor([1.0000, 2.5000], grad_fn=<MulBackward0>)` (the rules
+        are micrograd.tensors.printing's)."""
+        return printing.tensor_repr(self)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor, named as torch's (`<MulBackward0 ...>`), or None
+        for a leaf."""
+        return node_names.grad_fn(self)
 
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats as its `.item()` does (`f"{loss:.4f}"`, and `'{}'.format(t)`
