@@ -354,6 +354,24 @@ class ModuleList(Module):
     def __setitem__(self, index: int, module: Module) -> None:
         self.add_module(str(_index(index, len(self))), _module(module, index))
 
+    def __repr__(self) -> str:
+        """As torch prints a ModuleList: a run of identical modules once, as
+        `(0-2): 3 x Linear(...)`."""
+        runs: list[tuple[int, int, str]] = []  # (first index, last index, repr)
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1] = (runs[-1][0], i, text)
+            else:
+                runs.append((i, i, text))
+        if not runs:
+            return self._get_name() + "()"
+        lines = [f"({first}): {text}" if first == last
+                 else f"({first}-{last}): {last - first + 1} x {text}"
+                 for first, last, text in runs]
+        return (self._get_name() + "(\n  "
+                + "\n  ".join(line.replace("\n", "\n  ") for line in lines) + "\n)")
+
     def __len__(self) -> int:
         return len(self._modules)
 
