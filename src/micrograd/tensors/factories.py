@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.tensors import dtypes, ranges
+from micrograd.tensors import dtypes, ranges, torch_warnings
 from micrograd.tensors import random as streams
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops.shape import shape_arg
@@ -63,6 +63,8 @@ def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
            device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
     on_cpu(device)
+    if isinstance(data, Tensor):
+        torch_warnings.warn(torch_warnings.COPY_CONSTRUCT)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 import micrograd.tensors as _tensors
-from micrograd.tensors import Tensor
+from micrograd.tensors import Tensor, torch_warnings
 from micrograd.tensors import functional as F
 from micrograd.tensors.nn import functional as NF
 from micrograd.tensors.nn import init
@@ -246,7 +246,12 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.softmax(dim=-1 if self.dim is None else self.dim)
+        return x.softmax(dim=self._dim(x, "softmax"))
+
+    def _dim(self, x: Tensor, name: str) -> int:
+        if self.dim is not None:
+            return self.dim
+        return torch_warnings.implicit_softmax_dim(name, x.ndim)  # torch's choice, warned
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -254,7 +259,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, x: Tensor) -> Tensor:
-        return x.log_softmax(dim=-1 if self.dim is None else self.dim)
+        return x.log_softmax(dim=self._dim(x, "log_softmax"))
 
 
 class Flatten(Module):

@@ -9,13 +9,12 @@ from typing import Any
 
 import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.functional import (
     linear,
     linear_relu,
-    log_softmax,
     relu,
     sigmoid,
-    softmax,
     tanh,
 )
 from micrograd.tensors.nn.functional import (
@@ -31,6 +30,7 @@ from micrograd.tensors.nn.functional import (
     mse_loss,
     nll_loss,
 )
+from micrograd.tensors.tensor import Tensor
 from micrograd.torch import _facade
 
 __all__ = [
@@ -38,6 +38,22 @@ __all__ = [
     "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
     "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
 ]
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """torch's F.softmax: without dim, torch's implicit choice and its warning."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("softmax", input.ndim)
+    return _fused.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """torch's F.log_softmax: without dim, torch's implicit choice and its warning."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("log_softmax", input.ndim)
+    return _fused.log_softmax(input if dtype is None else input.to(dtype), dim)
 
 
 def _public_functions() -> set[str]:
