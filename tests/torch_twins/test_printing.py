@@ -162,3 +162,13 @@ def test_parameter_prints_as_torch():
     _same_text(lambda lib: lib.nn.Parameter(lib.tensor([[1.0, -2.5], [0.125, 3.0]])))
     _same_text(lambda lib: lib.nn.Parameter(lib.zeros(3), requires_grad=False))
     assert mt.tensor([1.0]).grad_fn is None
+
+
+@pytest.mark.parametrize("text", [
+    "a.max(1)", "a.min(dim=0)", "a.max(1, keepdim=True)", "torch.topk(a, 2)", "a.sort(1)",
+    "a.sort(0, descending=True)", "a.type()", "a.long().type()", "a.double().type()",
+    "(a > 0).type()", "a.type(torch.float64)", "a.type('torch.LongTensor')",
+])
+def test_results_of_max_sort_and_type_print_as_torch(text):
+    data = np.random.default_rng(5).normal(size=(3, 4))
+    _same_text(lambda lib: eval(text, {"torch": lib, "a": lib.tensor(data, dtype=lib.float32)}))

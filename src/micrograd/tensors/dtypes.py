@@ -233,3 +233,29 @@ def dtype_of(array_dtype: np.dtype) -> DType:
     if found is None:  # a numpy dtype torch has no name for (e.g. float128): keep numpy's
         found = _BY_NUMPY[array_dtype] = DType(array_dtype.name, array_dtype)
     return found
+
+
+# torch's legacy tensor type names: t.type() -> "torch.FloatTensor"
+_LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                 "bool": "BoolTensor"}
+_FROM_LEGACY = {f"torch.{legacy}": name for name, legacy in _LEGACY_NAMES.items()}
+
+
+def legacy_type_name(array_dtype: np.dtype) -> str:
+    """torch's name for a tensor type of this dtype ("torch.FloatTensor")."""
+    name = dtype_of(array_dtype)._torch_name
+    if name not in _LEGACY_NAMES:
+        raise TypeError(f"torch has no legacy tensor type name for dtype {name}")
+    return f"torch.{_LEGACY_NAMES[name]}"
+
+
+def from_legacy_type_name(dtype: Any) -> Any:
+    """A dtype given to t.type(): a dtype as is, or a name such as "torch.DoubleTensor"."""
+    if isinstance(dtype, str) and dtype in _FROM_LEGACY:
+        return torch_dtype(_FROM_LEGACY[dtype])
+    if isinstance(dtype, str) and dtype.startswith("torch."):
+        raise ValueError(f"invalid type: {dtype!r}; expected a dtype or a name such as "
+                         "'torch.FloatTensor'")
+    return dtype

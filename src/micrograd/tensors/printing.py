@@ -237,3 +237,13 @@ def _is_parameter(t: Tensor) -> bool:
 
     module = sys.modules.get("micrograd.tensors.nn.module")
     return module is not None and isinstance(t, module.Parameter)
+
+
+def return_type(name: str, base: type, module: str) -> type:
+    """A subclass of the namedtuple `base` printed as torch prints what `torch.<name>`
+    returns: `torch.return_types.max(\\nvalues=tensor(...),\\nindices=tensor(...))`."""
+    def __repr__(self: Any) -> str:
+        fields = ",\n".join(f"{field}={getattr(self, field)!r}" for field in self._fields)
+        return f"torch.return_types.{name}(\n{fields})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": module})

@@ -265,6 +265,13 @@ class Tensor:
         and numpy takes it as one."""
         return dtypes.dtype_of(self._array.dtype)
 
+    def type(self, dtype: Any = None) -> Any:
+        """Without an argument, torch's legacy type name ("torch.FloatTensor"); with a dtype
+        (or such a name), this tensor converted to it."""
+        if dtype is None:
+            return dtypes.legacy_type_name(self._array.dtype)
+        return self.to(dtypes.from_legacy_type_name(dtype))
+
     def is_floating_point(self) -> bool:
         return self._array.dtype.kind == "f"
 
