@@ -93,3 +93,14 @@ def test_arange_refuses_what_torch_refuses(args):
         torch.arange(*args)
     with pytest.raises(RuntimeError, match="arange"):
         mt.arange(*args)
+
+
+@pytest.mark.parametrize("text", [
+    "torch.eye(4)", "torch.eye(3, 5, dtype=torch.float64)", "torch.full((2, 3), 0.1)",
+    "torch.full((2, 2), 1 / 3, dtype=torch.float64)", "torch.full((3,), 7)",
+    "torch.ones(2, 3).tril()", "torch.ones(4, 4).triu(1)", "torch.ones(3, 3).tril(-1)",
+    "torch.zeros(2, 2)", "torch.ones(5, dtype=torch.int64)", "torch.arange(12).view(3, 4)",
+    "torch.linspace(0, 1, 7).view(7, 1) * torch.arange(3)",
+])
+def test_other_deterministic_factories(text):
+    assert_same_bits(eval(text, {"torch": mt}), eval(text, {"torch": torch}))

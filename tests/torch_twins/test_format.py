@@ -41,3 +41,13 @@ def test_other_tensors_refuse_a_spec_as_torch(shape):
     with pytest.raises(TypeError) as ours:
         format(mt.ones(shape), ".4f")
     assert str(ours.value) == str(theirs.value)
+
+
+def test_a_zero_d_parameter_formats_as_torch():
+    """torch formats only a plain Tensor as its item: a Parameter takes the empty spec only."""
+    for lib in (mt, torch):
+        p = lib.nn.Parameter(lib.tensor(1.5))
+        with pytest.raises(TypeError, match="unsupported format string passed to Parameter"):
+            format(p, ".2f")
+    assert format(mt.nn.Parameter(mt.tensor(1.5)), "") == format(
+        torch.nn.Parameter(torch.tensor(1.5)), "")

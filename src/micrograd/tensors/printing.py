@@ -225,12 +225,12 @@ def tensor_repr(t: Tensor) -> str:
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     text = _with_suffixes(prefix + text, suffixes, indent)
-    if _is_parameter(t):
+    if is_parameter(t):
         text = "Parameter containing:\n" + text
     return text
 
 
-def _is_parameter(t: Tensor) -> bool:
+def is_parameter(t: Tensor) -> bool:
     """True for a tensor nn.Parameter() made (registered there; no import of nn here: the
     module is only looked at if nn was imported, which any Parameter needs)."""
     import sys

@@ -366,9 +366,12 @@ class Tensor:
         gives `98.5999984741211` for a float32 98.6), as torch's; any other tensor takes only
         the empty spec (its str) and raises torch's TypeError for another. torch checks for
         exactly Tensor, so a 0-d Parameter formats as any other tensor."""
-        if self._array.ndim == 0 and type(self) is Tensor:
+        if self._array.ndim == 0 and type(self) is Tensor and not printing.is_parameter(self):
             return format(self._array.item(), spec)
-        return object.__format__(self, spec)
+        if spec:
+            kind = "Parameter" if printing.is_parameter(self) else type(self).__name__
+            raise TypeError(f"unsupported format string passed to {kind}.__format__")
+        return str(self)
 
     __hash__ = object.__hash__  # identity, like torch: == is elementwise (ops.elementwise)
 
