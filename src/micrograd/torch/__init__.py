@@ -36,7 +36,6 @@ __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load",
            "load_ipython_extension", "supported_names"]
 
 
-
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with a numpy array (changes show in both), as torch's."""
     if not isinstance(array, np.ndarray):
