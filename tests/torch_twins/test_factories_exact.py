@@ -3,11 +3,14 @@ over thousands of ranges and sizes; torch 2.13 itself is the oracle."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from conftest import require_module
+from conftest import SRC, require_module
 
 import micrograd.torch as mt
 
@@ -104,3 +107,25 @@ def test_arange_refuses_what_torch_refuses(args):
 ])
 def test_other_deterministic_factories(text):
     assert_same_bits(eval(text, {"torch": mt}), eval(text, {"torch": torch}))
+
+
+def test_torchs_plain_build_is_followed_too():
+    """With ATEN_CPU_CAPABILITY=default torch runs its kernels built without FMA; so do we."""
+    script = (
+        "import random, numpy as np, torch, micrograd.torch as mt\n"
+        "assert torch.backends.cpu.get_cpu_capability() == 'DEFAULT'\n"
+        "random.seed(1)\n"
+        "for _ in range(200):\n"
+        "    a, b = random.uniform(-100, 100), random.uniform(-100, 100)\n"
+        "    n = random.choice([7, 11, 50, 101])\n"
+        "    for dt in ('float32', 'float64'):\n"
+        "        assert np.array_equal(torch.linspace(a, b, n, dtype=getattr(torch, dt)).numpy(),"
+        " mt.linspace(a, b, n, dtype=getattr(mt, dt)).numpy())\n"
+        "        s = (b - a) / random.choice([7, 33, 100])\n"
+        "        assert np.array_equal(torch.arange(a, b, s, dtype=getattr(torch, dt)).numpy(),"
+        " mt.arange(a, b, s, dtype=getattr(mt, dt)).numpy())\n"
+    )
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default", PYTHONPATH=str(SRC))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

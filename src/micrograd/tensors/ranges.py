@@ -19,15 +19,37 @@ numpy has no fused multiply-add, so `fma` below emulates one exactly: an error-f
 and sum, then rounding to odd before the last rounding (Boldo and Melquiond, "Emulation of
 FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 2008).
 
+The fusing is the compiler's, in the builds torch dispatches to on CPUs with AVX2 (nearly
+every x86-64 today). Where torch runs its plain build instead (a CPU without AVX2, or
+ATEN_CPU_CAPABILITY=default) nothing is fused, and `torch_fuses()` says so here too.
+
 Above 32,768 elements torch splits arange over its threads, each with its own vector
 alignment; these values are torch's when it runs one thread (torch.set_num_threads(1)).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 
 import numpy as np
+
+
+@functools.cache
+def torch_fuses() -> bool:
+    """Does torch on this machine run its FMA-built kernels? (See the module docstring.)
+    Asked once, at the first range made, not at import."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            lines = cpuinfo.read().splitlines()
+    except OSError:
+        return True  # no /proc (macOS, Windows): assumed a current, fusing CPU (untested)
+    x86_flags = [line for line in lines if line.startswith("flags")]
+    return not x86_flags or " avx2" in x86_flags[0]  # not x86: assumed fused (untested)
+
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for float64
 _VECTOR = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}  # ATen's Vectorized<T>::size()
@@ -64,7 +86,12 @@ def _round_to_odd(s: np.ndarray, error: np.ndarray) -> np.ndarray:
 
 def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float,
         dtype: np.dtype) -> np.ndarray:
-    """a*b + c rounded once to `dtype` (float32 or float64), as C's fma()."""
+    """a*b + c rounded once to `dtype` (float32 or float64), as C's fma(); rounded after
+    the product too where torch's kernels are not fused (see torch_fuses)."""
+    if not torch_fuses():
+        with np.errstate(all="ignore"):
+            product = np.asarray(a, dtype) * np.asarray(b, dtype)
+            return (product + np.asarray(c, dtype)).astype(dtype)
     x, y, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                   np.asarray(c, np.float64))
     with np.errstate(all="ignore"):
