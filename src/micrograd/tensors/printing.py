@@ -182,6 +182,8 @@ def array_text(a: np.ndarray, indent: int) -> str:
     `indent` (the length of what precedes the first bracket)."""
     if a.size == 0:
         return "[]"
+    if a.dtype.kind not in "biuf":  # bfloat16 (ml_dtypes): print its values as float32 does
+        a = a.astype(np.float32)
     summarize = a.size > OPTIONS.threshold
     formatter = _Formatter(_summarized(a) if summarize else a)
     return _nested(a, indent, summarize, formatter)
