@@ -75,7 +75,7 @@ def test_backward_of_a_non_scalar_needs_a_gradient():
         y.backward()
     y.backward(micrograd.tensor([1.0, 10.0]))
     np.testing.assert_array_equal(x.grad, [2.0, 20.0])
-    with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
+    with pytest.raises(ValueError, match=r"\[2\].*\[3\]"):
         y.backward(np.ones(3))
 
 

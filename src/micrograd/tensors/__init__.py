@@ -66,6 +66,7 @@ from micrograd.tensors.factories import (
 from micrograd.tensors.install import install
 from micrograd.tensors.ops import filling  # noqa: F401  (installs fill_, normal_, ...)
 from micrograd.tensors.ops.shape import cat, stack
+from micrograd.tensors.printing import get_printoptions, printoptions, set_printoptions
 from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import Tensor
 from micrograd.tensors.toplevel import DTYPES, FUNCTIONS
@@ -101,6 +102,9 @@ __all__ = [
     "float32",
     "float64",
     "int64",
+    "set_printoptions",
+    "get_printoptions",
+    "printoptions",
     "no_grad",
     "enable_grad",
     "detect_anomaly",

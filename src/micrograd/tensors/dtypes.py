@@ -126,3 +126,136 @@ def check_same_dtype(op: str, A: np.ndarray, B: np.ndarray) -> None:
             "product needs one dtype, as in PyTorch: convert one side, e.g. x.float() or "
             "x.double() for a tensor, model.float() or model.double() for a model"
         )
+
+
+# --- dtype objects: what t.dtype is, printed and compared as torch's ---------------------
+
+class DType:
+    """A tensor's dtype as torch shows it (`torch.float32`), over the numpy dtype the engine
+    computes with.
+
+    It compares equal to itself and to that numpy dtype (`t.dtype == np.float32`,
+    `t.dtype == torch.float32`), hashes as it, and numpy takes it wherever it takes a dtype
+    (`np.zeros(3, dtype=t.dtype)`: numpy reads its `.dtype`). `kind`/`type`/`char` are
+    numpy's, kept because code written against numpy dtypes asks for them."""
+
+    __slots__ = ("_numpy", "_torch_name")
+
+    def __init__(self, torch_name: str, numpy_dtype: np.dtype | None):
+        self._torch_name = torch_name
+        self._numpy = numpy_dtype  # None: bfloat16 without the ml_dtypes package
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype (numpy's protocol: np.dtype(obj) reads obj.dtype)."""
+        if self._numpy is None:
+            raise TypeError(f"torch.{self._torch_name} needs the ml_dtypes package, which is "
+                            "not installed (pip install ml_dtypes); float32 works everywhere")
+        return self._numpy
+
+    def __repr__(self) -> str:
+        return f"torch.{self._torch_name}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DType):
+            return self is other or (self._numpy is not None and self._numpy == other._numpy)
+        if self._numpy is None or other is None:
+            return False
+        try:
+            return bool(self._numpy == other)
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self._numpy if self._numpy is not None else self._torch_name)
+
+    def __reduce__(self) -> tuple:
+        return (torch_dtype, (self._torch_name,))
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self._torch_name in ("float16", "bfloat16", "float32", "float64")
+
+    @property
+    def is_complex(self) -> bool:
+        return self._torch_name.startswith("complex")
+
+    @property
+    def is_signed(self) -> bool:
+        return self._torch_name not in ("bool", "uint8", "uint16", "uint32", "uint64")
+
+    @property
+    def itemsize(self) -> int:
+        return 2 if self._numpy is None else self._numpy.itemsize
+
+    @property
+    def kind(self) -> str:
+        return self.dtype.kind
+
+    @property
+    def type(self) -> type:
+        return self.dtype.type
+
+    @property
+    def char(self) -> str:
+        return self.dtype.char
+
+
+# torch's aliases (torch.float is torch.float32, torch.long is torch.int64, ...)
+TORCH_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "short": "int16",
+                 "int": "int32", "long": "int64", "cfloat": "complex64",
+                 "cdouble": "complex128"}
+_TORCH_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                "uint64", "float16", "float32", "float64", "complex64", "complex128")
+
+
+def _bfloat16() -> np.dtype | None:
+    try:
+        import ml_dtypes  # optional: the one maintained numpy bfloat16
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+_BY_NAME = {name: DType(name, np.dtype(name)) for name in _TORCH_NAMES}
+_BY_NAME["bfloat16"] = DType("bfloat16", _bfloat16())
+_BY_NUMPY = {d._numpy: d for d in _BY_NAME.values() if d._numpy is not None}
+
+
+def torch_dtype(name: str) -> DType:
+    """The dtype object for a torch name or alias ("float32", "long", "bfloat16")."""
+    return _BY_NAME[TORCH_ALIASES.get(name, name)]
+
+
+def dtype_of(array_dtype: np.dtype) -> DType:
+    """The dtype object for a numpy dtype (a tensor's `.dtype`)."""
+    found = _BY_NUMPY.get(array_dtype)
+    if found is None:  # a numpy dtype torch has no name for (e.g. float128): keep numpy's
+        found = _BY_NUMPY[array_dtype] = DType(array_dtype.name, array_dtype)
+    return found
+
+
+# torch's legacy tensor type names: t.type() -> "torch.FloatTensor"
+_LEGACY_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                 "bool": "BoolTensor"}
+_FROM_LEGACY = {f"torch.{legacy}": name for name, legacy in _LEGACY_NAMES.items()}
+
+
+def legacy_type_name(array_dtype: np.dtype) -> str:
+    """torch's name for a tensor type of this dtype ("torch.FloatTensor")."""
+    name = dtype_of(array_dtype)._torch_name
+    if name not in _LEGACY_NAMES:
+        raise TypeError(f"torch has no legacy tensor type name for dtype {name}")
+    return f"torch.{_LEGACY_NAMES[name]}"
+
+
+def from_legacy_type_name(dtype: Any) -> Any:
+    """A dtype given to t.type(): a dtype as is, or a name such as "torch.DoubleTensor"."""
+    if isinstance(dtype, str) and dtype in _FROM_LEGACY:
+        return torch_dtype(_FROM_LEGACY[dtype])
+    if isinstance(dtype, str) and dtype.startswith("torch."):
+        raise ValueError(f"invalid type: {dtype!r}; expected a dtype or a name such as "
+                         "'torch.FloatTensor'")
+    return dtype

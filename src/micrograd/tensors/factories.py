@@ -8,12 +8,13 @@ generator (`manual_seed`) or the `generator=` given.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from micrograd.tensors import dtypes
+from micrograd.tensors import dtypes, ranges, torch_warnings
 from micrograd.tensors import random as streams
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops.shape import shape_arg
@@ -62,6 +63,8 @@ def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
            device: Any = None) -> Tensor:
     """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
     on_cpu(device)
+    if isinstance(data, Tensor):
+        torch_warnings.warn(torch_warnings.COPY_CONSTRUCT)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
@@ -130,45 +133,81 @@ def full_like(t: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool
     return _made(np.full(t.shape, fill_value, dtype=_like(t, dtype)), requires_grad, device)
 
 
+def _number(x: Any) -> Any:
+    return x.item() if isinstance(x, Tensor) else x
+
+
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
     """start, start + step, ... below end (arange(n): 0 .. n-1); integers give int64, any
-    float gives the default dtype, as torch.arange."""
+    float gives the default dtype, as torch.arange; float values are torch's bit for bit
+    (see micrograd.tensors.ranges)."""
     on_cpu(device)
-    data = np.arange(start, end, step) if end is not None else np.arange(start)
-    if dtype is None and data.dtype.kind == "f":
-        dtype = dtypes.default.dtype
-    return Tensor(data if dtype is None else data.astype(dtype), requires_grad)
+    if end is None:
+        start, end = 0, start
+    start, end, step = _number(start), _number(end), _number(step)
+    floating = any(isinstance(x, (float, np.floating)) for x in (start, end, step))
+    resolved = np.dtype(dtype) if dtype is not None else (
+        dtypes.default.dtype if floating else dtypes.int64)
+    if step == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    if not all(math.isfinite(x) for x in (start, end, step)):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end} (step {step}); "
+                           "start, end and step must be finite")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                           f"(start {start}, end {end}, step {step})")
+    if resolved in (dtypes.float32, dtypes.float64):
+        size = math.ceil((float(end) - float(start)) / float(step))
+        data = ranges.arange(float(start), float(step), size, resolved)
+    else:
+        data = np.arange(start, end, step).astype(resolved)
+    return Tensor(data, requires_grad)
+
+
+def _range_steps(steps: Any, name: str) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ValueError(f"{name}: steps must be a non-negative integer, got {steps!r}")
+    return int(steps)
 
 
 def _linspace_array(start: float, end: float, steps: int, dtype: np.dtype) -> np.ndarray:
-    """torch's CPU linspace: start + i*step for the first half, end - (steps-1-i)*step for
-    the second, so both ends are exact."""
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"linspace: steps must be a non-negative integer, got {steps!r}")
-    if steps == 1:
-        return np.array([start], dtype=dtype)
-    work = dtype if dtype.kind == "f" else np.dtype(np.float64)
-    s, e = work.type(start), work.type(end)
-    step = (e - s) / work.type(max(steps - 1, 1))
-    i = np.arange(steps, dtype=work)
-    half = steps // 2
-    out = np.where(i < half, s + step * i, e - step * (steps - 1 - i))
-    return out.astype(dtype)
+    """torch's CPU linspace (micrograd.tensors.ranges); integer dtypes go through float64."""
+    steps = _range_steps(steps, "linspace")
+    start, end = _number(start), _number(end)
+    if steps <= 1:
+        return np.full(steps, start, dtype=dtype)
+    if dtype in (dtypes.float32, dtypes.float64):
+        return ranges.linspace(start, end, steps, dtype)
+    # integers: the step in float64, each value truncated, as ATen's integral linspace
+    step = (float(end) - float(start)) / (steps - 1)
+    i = np.arange(steps)
+    values = np.where(i < steps // 2, float(start) + step * i, float(end) - step * (steps - 1 - i))
+    return values.astype(dtype)
 
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
-    """`steps` evenly spaced values from start to end, both included."""
+    """`steps` evenly spaced values from start to end, both included; torch's values bit for
+    bit."""
     return _made(_linspace_array(start, end, steps, _float_dtype(dtype)), requires_grad, device)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
-    """base ** linspace(start, end, steps)."""
+    """base ** linspace(start, end, steps); torch's values bit for bit in float32 and
+    float64."""
     resolved = _float_dtype(dtype)
-    exponents = _linspace_array(start, end, steps, np.dtype(np.float64))
-    return _made(np.power(float(base), exponents).astype(resolved), requires_grad, device)
+    steps = _range_steps(steps, "logspace")
+    start, end = _number(start), _number(end)
+    if steps <= 1:  # torch: pow(base, start) in float64
+        values = np.full(steps, ranges.c_pow(float(base), float(start)))
+        return _made(values.astype(resolved), requires_grad, device)
+    if resolved not in (dtypes.float32, dtypes.float64):
+        exponents = _linspace_array(start, end, steps, dtypes.float64)
+        return _made(np.power(float(base), exponents).astype(resolved), requires_grad, device)
+    return _made(ranges.logspace(start, end, steps, float(base), resolved), requires_grad,
+                 device)
 
 
 # --- random factories: torch's streams ---------------------------------------------------

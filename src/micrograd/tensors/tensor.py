@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes, versions
+from micrograd.tensors import compat, dtypes, node_names, printing, versions
+from micrograd.tensors.size import Size
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
@@ -252,7 +253,7 @@ class Tensor(TensorMethods):
             if seed.shape != self._array.shape:
                 raise ValueError(
                     f"backward(gradient=...) needs the tensor's shape {self.shape}, "
-                    f"got shape {tuple(seed.shape)}"
+                    f"got shape {Size(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
             autograd.backward(self, seed, None, versions.check_graph)  # once, not per op
@@ -260,12 +261,25 @@ class Tensor(TensorMethods):
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
     @property
-    def shape(self) -> tuple:
-        return self._array.shape
+    def shape(self) -> Size:
+        """The length of each dimension, a tuple printed as torch's `torch.Size([2, 3])`."""
+        return Size(self._array.shape)
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._array.dtype
+    def dtype(self) -> dtypes.DType:
+        """The element type, printed as torch's (`torch.float32`); equal to numpy's dtype,
+        and numpy takes it as one."""
+        return dtypes.dtype_of(self._array.dtype)
+
+    def type(self, dtype: Any = None) -> Any:
+        """Without an argument, torch's legacy type name ("torch.FloatTensor"); with a dtype
+        (or such a name), this tensor converted to it."""
+        if dtype is None:
+            return dtypes.legacy_type_name(self._array.dtype)
+        return self.to(dtypes.from_legacy_type_name(dtype))
+
+    def is_floating_point(self) -> bool:
+        return self._array.dtype.kind == "f"
 
     @property
     def ndim(self) -> int:
@@ -274,9 +288,9 @@ class Tensor(TensorMethods):
     def dim(self) -> int:
         return self._array.ndim
 
-    def size(self, dim: int | None = None) -> tuple | int:
+    def size(self, dim: int | None = None) -> Size | int:
         """The shape, or its length along `dim`, as torch's size()."""
-        return self._array.shape if dim is None else self._array.shape[dim]
+        return Size(self._array.shape) if dim is None else self._array.shape[dim]
 
     def numel(self) -> int:
         return self._array.size
@@ -343,15 +357,27 @@ class Tensor(TensorMethods):
         return bool(self._array)
 
     def __repr__(self) -> str:
-        body = np.array2string(self._array, separator=", ", prefix="tensor(")
-        extras = ""
-        if self._array.dtype != dtypes.default.dtype and self._array.dtype != dtypes.int64:
-            extras += f", dtype={self._array.dtype}"
-        if self._grad_fn is not None:
-            extras += f", grad_fn=<{self._op}>"
-        elif self._requires_grad:
-            extras += ", requires_grad=True"
-        return f"tensor({body}{extras})"
+        """As torch prints it: `tensor([1.0000, 2.5000], grad_fn=<MulBackward0>)` (the rules
+        are micrograd.tensors.printing's)."""
+        return printing.tensor_repr(self)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor, named as torch's (`<MulBackward0 ...>`), or None
+        for a leaf."""
+        return node_names.grad_fn(self)
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its `.item()` does (`f"{loss:.4f}"`, and `'{}'.format(t)`
+        gives `98.5999984741211` for a float32 98.6), as torch's; any other tensor takes only
+        the empty spec (its str) and raises torch's TypeError for another. torch checks for
+        exactly Tensor, so a 0-d Parameter formats as any other tensor."""
+        if self._array.ndim == 0 and type(self) is Tensor and not printing.is_parameter(self):
+            return format(self._array.item(), spec)
+        if spec:
+            kind = "Parameter" if printing.is_parameter(self) else type(self).__name__
+            raise TypeError(f"unsupported format string passed to {kind}.__format__")
+        return str(self)
 
     __hash__ = object.__hash__  # identity, like torch: == is elementwise (ops.elementwise)
 

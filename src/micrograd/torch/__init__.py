@@ -24,6 +24,8 @@ import numpy as np
 import micrograd.tensors as _tensors
 from micrograd.autograd import enable_grad, is_grad_enabled, no_grad
 from micrograd.tensors import Tensor
+from micrograd.tensors import dtypes as _dtypes
+from micrograd.tensors.size import Size
 from micrograd.torch import _facade, autograd, cuda, nn, optim, utils
 from micrograd.torch.autograd import set_grad_enabled
 from micrograd.torch.serialization import load, save
@@ -32,8 +34,6 @@ __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load",
            "enable_grad", "is_grad_enabled", "set_grad_enabled", "from_numpy", "as_tensor",
            "is_tensor", "is_floating_point", "Size", "inference_mode",
            "load_ipython_extension", "supported_names"]
-
-Size = tuple  # torch.Size is a tuple of ints; shapes here are plain tuples
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -69,7 +69,8 @@ _DTYPES = {
     "float16": "float16", "half": "float16", "float32": "float32", "float": "float32",
     "float64": "float64", "double": "float64", "int8": "int8", "int16": "int16",
     "short": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
-    "uint8": "uint8", "bool": "bool",
+    "uint8": "uint8", "bool": "bool", "bfloat16": "bfloat16", "cfloat": "complex64",
+    "cdouble": "complex128", "complex64": "complex64", "complex128": "complex128",
 }
 
 # torch functions that are the function form of a Tensor method of the same name
@@ -92,8 +93,13 @@ def _from_tensors(name: str) -> Any:
 
 
 def _dtype(name: str) -> Any:
-    canonical = _DTYPES[name]
-    return getattr(_tensors, canonical, None) or np.dtype(canonical)
+    if name not in _DTYPES:
+        raise LookupError(name)
+    return _dtypes.torch_dtype(name)  # torch.float32 etc.: dtype objects printed as torch's
+
+
+def get_default_dtype() -> _dtypes.DType:
+    return _dtypes.dtype_of(_tensors.get_default_dtype())
 
 
 def _method_function(name: str) -> Callable[..., Any]:
@@ -138,7 +144,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     stop_recording(ipython)
 
 
-__getattr__ = _facade.module_getattr(__name__, [_from_tensors, _dtype, _method_function])
+__getattr__ = _facade.module_getattr(__name__, [_dtype, _from_tensors, _method_function])
 
 
 def __dir__() -> list[str]:

@@ -273,7 +273,8 @@ def tensor_kind(node: Any) -> str:
 
 def tensor_fields(name: str, node: Any, grad: Any) -> list:
     """The record of a Tensor node: name and kind, shape and dtype, data, grad."""
-    return [name + tensor_kind(node), f"shape {tuple(node.shape)} {node.dtype}",
+    dtype = str(node.dtype).removeprefix("torch.")  # pictures say float32, not torch.float32
+    return [name + tensor_kind(node), f"shape {tuple(node.shape)} {dtype}",
             f"data {array_text(node.data)}", f"grad {array_text(grad)}"]
 
 

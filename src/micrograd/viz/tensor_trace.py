@@ -213,7 +213,7 @@ def _is_number(x: Any) -> bool:
 
 
 def _describe(node: Any) -> str:
-    return f"{_shape(node._array)} {node.dtype}: {array_text(node._array)}"
+    return f"{_shape(node._array)} {node._array.dtype}: {array_text(node._array)}"
 
 
 def _forward_line(node: Any, name) -> str:

@@ -45,8 +45,6 @@ TWINS = {
 # Printed values that differ for a stated reason, each pinned to (torch's, ours): if either
 # side changes, the test fails and this list is revisited.
 KNOWN_DIFFERENCES = {
-    # micrograd's dtypes are numpy's: `print(t.dtype)` shows int64, torch shows torch.int64
-    "gpt_char.py": {"data_dtype": ("torch.int64", "int64")},
     # the lecture's `cmp` prints whether a hand-derived gradient equals autograd's bit for
     # bit; torch's fused kernels round differently from the lecture's formulas (False), and
     # micrograd's autograd evaluates those same formulas (True). The approximate comparison

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 import micrograd.tensors as _tensors
-from micrograd.tensors import Tensor
+from micrograd.tensors import Tensor, torch_warnings
 from micrograd.tensors import functional as F
 from micrograd.tensors.nn import functional as NF
 from micrograd.tensors.nn import init
@@ -236,7 +236,12 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.softmax(dim=-1 if self.dim is None else self.dim)
+        return x.softmax(dim=self._dim(x, "softmax"))
+
+    def _dim(self, x: Tensor, name: str) -> int:
+        if self.dim is not None:
+            return self.dim
+        return torch_warnings.implicit_softmax_dim(name, x.ndim)  # torch's choice, warned
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -244,7 +249,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, x: Tensor) -> Tensor:
-        return x.log_softmax(dim=-1 if self.dim is None else self.dim)
+        return x.log_softmax(dim=self._dim(x, "log_softmax"))
 
 
 class Flatten(Module):
@@ -343,6 +348,24 @@ class ModuleList(Module):
 
     def __setitem__(self, index: int, module: Module) -> None:
         self.add_module(str(_index(index, len(self))), _module(module, index))
+
+    def __repr__(self) -> str:
+        """As torch prints a ModuleList: a run of identical modules once, as
+        `(0-2): 3 x Linear(...)`."""
+        runs: list[tuple[int, int, str]] = []  # (first index, last index, repr)
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1] = (runs[-1][0], i, text)
+            else:
+                runs.append((i, i, text))
+        if not runs:
+            return self._get_name() + "()"
+        lines = [f"({first}): {text}" if first == last
+                 else f"({first}-{last}): {last - first + 1} x {text}"
+                 for first, last, text in runs]
+        return (self._get_name() + "(\n  "
+                + "\n  ".join(line.replace("\n", "\n  ") for line in lines) + "\n)")
 
     def __len__(self) -> int:
         return len(self._modules)

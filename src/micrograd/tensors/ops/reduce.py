@@ -12,8 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from micrograd.tensors.function import Tensor, leaf, method, quiet, unary
+from micrograd.tensors.printing import return_type
 
 MaxMin = namedtuple("MaxMin", ["values", "indices"])  # what torch.max(x, dim) returns
+# ... printed as torch's: torch.return_types.max(values=..., indices=...)
+_RESULTS = {kind: return_type(kind, MaxMin, __name__) for kind in ("max", "min")}
 _log = quiet(np.log)
 
 
@@ -105,7 +108,7 @@ def _extreme(x: Tensor, dim: int | None, keepdim: bool, kind: str) -> Tensor | M
         values, indices = np.squeeze(values, dim), np.squeeze(index, dim)
     else:
         indices = index
-    return MaxMin(unary(x, values, kind, route), leaf(indices))
+    return _RESULTS[kind](unary(x, values, kind, route), leaf(indices))
 
 
 @method()

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.dtypes import common_dtype
 from micrograd.tensors.function import Tensor, accumulate, method, node, unary
 
@@ -67,6 +68,8 @@ def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
 
 def reverse_dims(x: Tensor) -> Tensor:
     """All dimensions reversed (a matrix transposed): the property t.T."""
+    if x._array.ndim != 2:
+        torch_warnings.check_reverse_dims(x._array.ndim)  # deprecated in torch, as it says
     return unary(x, x._array.T, "T", lambda g: g.T)
 
 

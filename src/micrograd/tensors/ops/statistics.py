@@ -18,9 +18,11 @@ import numpy as np
 from micrograd.tensors.function import Tensor, leaf, method, unary
 from micrograd.tensors.ops import elementwise, pointwise, reduce
 from micrograd.tensors.ops.reduce import axes_of, keep_reduced_axes, spread
+from micrograd.tensors.printing import return_type
 
 Dim = int | Sequence[int] | None
 SortResult = namedtuple("SortResult", ["values", "indices"])  # torch.sort / torch.topk
+_SORTED, _TOP = (return_type(name, SortResult, __name__) for name in ("sort", "topk"))
 
 
 def _count(shape: tuple, axes: tuple | None) -> int:
@@ -294,10 +296,10 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = Fals
          ) -> SortResult:
     """(values, indices) sorted along `dim`, as torch.sort (ties in their original order)."""
     if x._array.ndim == 0:
-        return SortResult(unary(x, x._array.copy(), "sort", None), leaf(np.zeros((), np.int64)))
+        return _SORTED(unary(x, x._array.copy(), "sort", None), leaf(np.zeros((), np.int64)))
     axis = dim % x._array.ndim
     indices = _order(x._array, axis, descending)
-    return SortResult(_take(x, indices, axis, "sort"), leaf(indices.astype(np.int64)))
+    return _SORTED(_take(x, indices, axis, "sort"), leaf(indices.astype(np.int64)))
 
 
 @method()
@@ -319,7 +321,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
         raise ValueError(f"topk: k ({k}) must be between 0 and the size of dim {dim} ({n})")
     order = _order(data, axis, descending=largest) if data.ndim else np.zeros((), np.int64)
     indices = np.take(order, np.arange(k), axis=axis) if data.ndim else order
-    return SortResult(_take(x, indices, axis, "topk"), leaf(indices.astype(np.int64)))
+    return _TOP(_take(x, indices, axis, "topk"), leaf(indices.astype(np.int64)))
 
 
 # --- counting ---------------------------------------------------------------------------

@@ -9,12 +9,11 @@ from typing import Any
 
 import micrograd.tensors.functional as _fused
 import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.functional import (
     linear,
     linear_relu,
-    log_softmax,
-    softmax,
 )
 from micrograd.tensors.nn.functional import (
     batch_norm,
@@ -30,6 +29,7 @@ from micrograd.tensors.nn.functional import (
     nll_loss,
 )
 from micrograd.tensors.ops.registered import FUNCTIONAL as _REGISTERED
+from micrograd.tensors.tensor import Tensor
 from micrograd.torch import _facade
 
 __all__ = [
@@ -38,6 +38,22 @@ __all__ = [
     "log_softmax", "mse_loss", "nll_loss", "scaled_dot_product_attention", "softmax",
 ]
 __all__ += list(_REGISTERED)  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """torch's F.softmax: without dim, torch's implicit choice and its warning."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("softmax", input.ndim)
+    return _fused.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """torch's F.log_softmax: without dim, torch's implicit choice and its warning."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("log_softmax", input.ndim)
+    return _fused.log_softmax(input if dtype is None else input.to(dtype), dim)
 
 
 def _public_functions() -> set[str]:

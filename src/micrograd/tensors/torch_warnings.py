@@ -1,0 +1,53 @@
+"""The warnings torch gives for code that runs but is probably not what the learner meant,
+in torch's words, pointed at the learner's own line (the first frame outside micrograd),
+as torch's point at the script's line.
+
+torch appends "(Triggered internally at <its C++ source>)" to the ones raised in C++; that
+location is not ours to quote, so those messages end before it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../micrograd
+
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "torch.tensor(sourceTensor).")
+T_OF_ZERO_D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+               "cases.")
+T_OF_MANY_DIMS = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+    "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+    "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+    "dimensions of a tensor.")
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """warnings.warn, attributed to the first caller outside the micrograd package."""
+    frame = sys._getframe(0)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def implicit_softmax_dim(name: str, ndim: int) -> int:
+    """softmax/log_softmax called without dim: torch warns and picks dim 0 for 0-, 1- and
+    3-d input, else 1 (not the last dimension)."""
+    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+         "include dim=X as an argument.")
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def check_reverse_dims(ndim: int) -> None:
+    """x.T on anything but a matrix."""
+    if ndim == 0:
+        warn(T_OF_ZERO_D)
+    elif ndim > 2:
+        warn(T_OF_MANY_DIMS)
