@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes, versions
+from micrograd.tensors import compat, dtypes, saved, versions
+from micrograd.tensors.unsupported import unsupported_argument
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
@@ -133,10 +134,22 @@ class Tensor:
         if value is None:
             self._grad_array = None
             return
-        array = value._array if isinstance(value, Tensor) else np.asarray(value)
+        if not isinstance(value, (Tensor, np.ndarray)):  # torch's check and words
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                            f"type {type(value).__name__}")
+        # a numpy array (micrograd's own form, not torch's) takes the tensor's dtype
+        array = value._array if isinstance(value, Tensor) else value.astype(
+            self._array.dtype, copy=False)
         if array.shape != self._array.shape:
-            raise RuntimeError(f"assigned grad has shape {tuple(array.shape)}, but the "
-                               f"tensor has shape {tuple(self._array.shape)}: they must match")
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(array.shape)}' to a tensor "
+                f"of size '{list(self._array.shape)}'. Please ensure that the gradient and "
+                "the tensor are the same size")
+        if array.dtype != self._array.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{array.dtype}' to a tensor "
+                f"with dtype '{self._array.dtype}'. The gradient must match the tensor's "
+                "dtype")
         self._grad_array = array
 
     @property
@@ -224,9 +237,18 @@ class Tensor:
     def retain_grad(self) -> None:
         """Kept for PyTorch scripts: intermediate gradients are always kept here."""
 
-    def backward(self, gradient: ArrayLike | None = None) -> None:
+    def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
         """Fill .grad of every tensor this one depends on: d(self)/d(tensor), summed with
-        `gradient` (the seed, default 1 for a single-element tensor)."""
+        `gradient` (the seed, default 1 for a single-element tensor).
+
+        As torch's, the values the graph saved for backward are released after the pass
+        unless `retain_graph=True`, so a second backward() through them raises torch's
+        error (ops that saved nothing, such as + or sum, can be run again)."""
+        if create_graph:
+            raise unsupported_argument("Tensor.backward", "create_graph=True")
+        if inputs is not None:
+            raise unsupported_argument("Tensor.backward", "inputs=")
         if not self._requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the "
@@ -249,7 +271,9 @@ class Tensor:
                     f"got shape {tuple(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
-            autograd.backward(self, seed, None, versions.check_graph)  # once, not per op
+            ran = autograd.backward(self, seed, None, versions.check_graph)  # not per op
+        if not retain_graph:
+            saved.release(ran)
 
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
