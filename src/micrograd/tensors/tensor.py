@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes, saved, versions
-from micrograd.tensors.unsupported import unsupported_argument
+from micrograd.tensors import compat, dtypes, saved, torch_api, versions
+from micrograd.tensors.unsupported import unsupported_argument, unsupported_name
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
@@ -372,6 +372,14 @@ class Tensor:
         return f"tensor({body}{extras})"
 
     __hash__ = object.__hash__  # identity, like torch: == is elementwise (ops.elementwise)
+
+    if not TYPE_CHECKING:  # (mypy sees the typed stub below instead)
+        def __getattr__(self, name: str) -> Any:
+            """Only on a miss: a torch.Tensor name we lack gets the one "not supported"
+            error; anything else (a typo, an unset slot) stays a plain AttributeError."""
+            if not name.startswith("_") and name in torch_api.TENSOR:
+                raise unsupported_name("torch.Tensor", name)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
 
     if TYPE_CHECKING:
         # The operators and methods below are installed on the class at import time by
