@@ -24,3 +24,8 @@ def test_gpt_with_backend_flags_clipping_checkpoint_and_resume(tmp_path):
     assert "resumed at 6" in ours and shape(ours) == shape(theirs)
     for x, y in zip(numbers(theirs), numbers(ours), strict=True):
         assert abs(x - y) <= 1e-5 + 1e-4 * abs(x), (theirs, ours)
+
+
+def test_makemore_style_samplers_loaders_and_autograd_rules(tmp_path):
+    _, ours = assert_twins(TWINS / "names_samplers.py", tmp_path, rel=1e-5, abs_=1e-6)
+    assert "third: Trying to backward through the graph a second time" in ours
