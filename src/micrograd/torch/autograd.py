@@ -14,11 +14,11 @@ from micrograd.autograd import (
     set_grad_mode,
 )
 from micrograd.tensors.custom import Function
+from micrograd.tensors.gradients import grad
 from micrograd.torch import _facade
 
 __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "set_grad_enabled",
-           "Function",
-           "gradcheck"]
+           "Function", "grad", "gradcheck"]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
