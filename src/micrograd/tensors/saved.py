@@ -2,7 +2,7 @@
 
 torch frees the tensors each node saved for its backward step once backward() has run
 (unless retain_graph=True); a second backward() through such a node raises. Nodes that
-saved nothing (an add, a sum, a reshape, a product with a Python number) can run again.
+saved nothing (an add, a sum, a reshape) can run again.
 Here a node's saved values live in its backward step's closure, so releasing them is
 replacing that step with one that raises torch's error -- which also frees the memory.
 """
@@ -19,14 +19,14 @@ SECOND_BACKWARD = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
 
-# ops whose torch backward node saves no tensor (only sizes, dims or Python numbers)
+# ops whose torch backward node saves no tensor (only sizes or dims); checked against
+# torch 2.13 (a product or quotient saves its operands even when one is a Python number,
+# which torch wraps in a tensor)
 _SAVES_NO_TENSOR = frozenset({
     "+", "-", "neg", "sum", "mean", "reshape", "view", "flatten", "permute", "transpose",
     "movedim", "expand", "squeeze", "unsqueeze", "cat", "stack", "clone", "contiguous", "to",
     "flip", "roll", "repeat", "pad", "tril", "triu", "index", "fill_", "zero_", "copy_",
 })
-# ops that save the other operand only when it is a tensor: x * 3 saves nothing
-_SAVES_TENSOR_OPERAND = frozenset({"*", "/"})
 
 
 def freed_backward(node: Any) -> NoReturn:
@@ -34,17 +34,8 @@ def freed_backward(node: Any) -> NoReturn:
     raise RuntimeError(SECOND_BACKWARD)
 
 
-def _saves_tensors(node: Any) -> bool:
-    op = node._op
-    if op in _SAVES_NO_TENSOR:
-        return False
-    if op in _SAVES_TENSOR_OPERAND:
-        return len(node._prev) > 1
-    return True
-
-
 def release(nodes: Iterable[Any]) -> None:
     """After a backward pass without retain_graph: these nodes' saved values are gone."""
     for node in nodes:
-        if node._grad_fn is not None and _saves_tensors(node):
+        if node._grad_fn is not None and node._op not in _SAVES_NO_TENSOR:
             node._grad_fn = freed_backward
