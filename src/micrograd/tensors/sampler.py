@@ -132,8 +132,8 @@ class BatchSampler(Sampler):
     def __iter__(self) -> Iterator[list[int]]:
         indices = iter(self.sampler)
         if self.drop_last:
-            for batch in zip(*[indices] * self.batch_size, strict=False):
-                yield [*batch]
+            for full in zip(*[indices] * self.batch_size, strict=False):
+                yield [*full]
             return
         batch = [*itertools.islice(indices, self.batch_size)]
         while batch:
