@@ -1,16 +1,20 @@
-"""Releasing what a graph saved for backward, as torch does after backward().
+"""What a graph saved for backward is released after backward(), as torch does.
 
 torch frees the tensors each node saved for its backward step once backward() has run
 (unless retain_graph=True); a second backward() through such a node raises. Nodes that
-saved nothing (an add, a sum, a reshape) can run again.
-Here a node's saved values live in its backward step's closure, so releasing them is
-replacing that step with one that raises torch's error -- which also frees the memory.
+saved nothing (an add, a sum, a reshape) can run again. Here a node's saved values live in
+its backward step's closure, which pictures and traces still read after backward() (a
+learner draws the graph after calling it), so the step is kept and the node is only
+marked: the next backward() through it raises torch's error before any gradient moves.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any
+
+from micrograd.tensors import versions
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -28,14 +32,29 @@ _SAVES_NO_TENSOR = frozenset({
     "flip", "roll", "repeat", "pad", "tril", "triu", "index", "fill_", "zero_", "copy_",
 })
 
+# released nodes by id, each with a weak reference that removes it when the node dies
+# (keyed by id: a Tensor's == is elementwise, so tensors cannot be set members)
+_released: dict[int, weakref.ref] = {}
 
-def freed_backward(node: Any) -> NoReturn:
-    """The backward step of a node whose saved values were released."""
-    raise RuntimeError(SECOND_BACKWARD)
+
+def _forget(key: int) -> Any:
+    return lambda ref: _released.get(key) is ref and _released.pop(key)
 
 
 def release(nodes: Iterable[Any]) -> None:
     """After a backward pass without retain_graph: these nodes' saved values are gone."""
     for node in nodes:
         if node._grad_fn is not None and node._op not in _SAVES_NO_TENSOR:
-            node._grad_fn = freed_backward
+            key = id(node)
+            _released[key] = weakref.ref(node, _forget(key))
+
+
+def check_graph(order: list[Any]) -> bool:
+    """The check Tensor.backward runs on the nodes about to run: torch's error for a
+    released one, then the version counters' check (which may rewire the graph)."""
+    if _released:
+        for node in order:
+            ref = _released.get(id(node))
+            if ref is not None and ref() is node:
+                raise RuntimeError(SECOND_BACKWARD)
+    return versions.check_graph(order)

@@ -271,7 +271,7 @@ class Tensor:
                     f"got shape {tuple(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
-            ran = autograd.backward(self, seed, None, versions.check_graph)  # not per op
+            ran = autograd.backward(self, seed, None, saved.check_graph)  # not per op
         if not retain_graph:
             saved.release(ran)
 
