@@ -41,7 +41,7 @@ def unsupported_name(owner: str, name: str) -> UnsupportedTorchName:
 def unsupported_module(module: str) -> UnsupportedTorchModule:
     """`import torch.distributions`: the error for a missing submodule."""
     module = module.replace("micrograd.torch", "torch", 1)
-    return UnsupportedTorchModule(message(f"the module {module}"), name=module)
+    return UnsupportedTorchModule(message(module), name=module)
 
 
 def unsupported_argument(function: str, argument: str) -> UnsupportedTorchArgument:
