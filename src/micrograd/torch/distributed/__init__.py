@@ -4,6 +4,7 @@ call that needs a process group is a clear error."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from micrograd.torch import _facade
@@ -28,32 +29,23 @@ def _no_process_group(call: str) -> NoReturn:
                        "False); run the script without torchrun / DDP")
 
 
-def init_process_group(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("init_process_group()")
+def _needs_process_group(name: str) -> Callable[..., NoReturn]:
+    """A torch.distributed function that needs a process group: always the clear error."""
+
+    def refuse(*args: Any, **kwargs: Any) -> NoReturn:
+        _no_process_group(f"{name}()")
+
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
 
 
-def destroy_process_group(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("destroy_process_group()")
-
-
-def get_rank(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("get_rank()")
-
-
-def get_world_size(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("get_world_size()")
-
-
-def barrier(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("barrier()")
-
-
-def all_reduce(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("all_reduce()")
-
-
-def broadcast(*args: Any, **kwargs: Any) -> NoReturn:
-    _no_process_group("broadcast()")
+init_process_group = _needs_process_group("init_process_group")
+destroy_process_group = _needs_process_group("destroy_process_group")
+get_rank = _needs_process_group("get_rank")
+get_world_size = _needs_process_group("get_world_size")
+barrier = _needs_process_group("barrier")
+all_reduce = _needs_process_group("all_reduce")
+broadcast = _needs_process_group("broadcast")
 
 
 class ReduceOp:
