@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import inspect
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 
 class _Modes:
@@ -46,6 +47,7 @@ class _ThreadState(threading.local):
 
     grad_enabled = True
     anomaly = False
+    pinned = False  # grad mode switched off by set_grad_mode(False), not by a block
 
 
 _thread_state = _ThreadState()
@@ -94,36 +96,107 @@ def _switch_class() -> None:
     object.__setattr__(modes, "__class__", _MODE_CLASSES[open_now])
 
 
-@contextlib.contextmanager
-def _mode_block(switch: str, value: bool) -> Iterator[None]:
-    """Set this thread's `switch` to `value` for the block; restore its previous value after."""
+def _open_block(switch: str) -> None:
+    """One more block setting `switch` somewhere: every thread reads its own value of it."""
     with _blocks_lock:
         _blocks_open[switch] += 1
         if _blocks_open[switch] == 1:
             _switch_class()
-    previous = getattr(_thread_state, switch)
-    setattr(_thread_state, switch, value)
-    try:
-        yield
-    finally:
-        setattr(_thread_state, switch, previous)
-        with _blocks_lock:
-            _blocks_open[switch] -= 1
-            if _blocks_open[switch] == 0:  # no thread sets it now: a plain attribute again
-                _switch_class()
 
 
-def no_grad() -> contextlib.AbstractContextManager[None]:
+def _close_block(switch: str) -> None:
+    with _blocks_lock:
+        _blocks_open[switch] -= 1
+        if _blocks_open[switch] == 0:  # no thread sets it now: a plain attribute again
+            _switch_class()
+
+
+class _ModeBlock:
+    """Set this thread's `switch` to `value` inside a with-block; restore its previous value
+    after. Also a decorator (`@no_grad()`, or `@no_grad` bare, as torch allows): on a
+    generator function the mode holds while the generator's own code runs -- each time it
+    is resumed -- and not while the caller runs between two yields, as torch's does."""
+
+    def __init__(self, switch: str, value: bool) -> None:
+        self.switch = switch
+        self.value = value
+        self._previous: list[bool] = []  # a stack: the same block may be re-entered
+
+    def __enter__(self) -> None:
+        _open_block(self.switch)
+        self._previous.append(getattr(_thread_state, self.switch))
+        setattr(_thread_state, self.switch, self.value)
+
+    def __exit__(self, *exc: Any) -> None:
+        setattr(_thread_state, self.switch, self._previous.pop())
+        _close_block(self.switch)
+
+    def clone(self) -> _ModeBlock:
+        return _ModeBlock(self.switch, self.value)
+
+    def __call__(self, function: _F) -> _F:
+        return _decorated(self.clone, function)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _decorated(block: Callable[[], contextlib.AbstractContextManager[Any]],
+               function: _F) -> _F:
+    """`function` run inside a fresh `block()` per call (per resumption for generators)."""
+    if inspect.isgeneratorfunction(function):
+        @functools.wraps(function)
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            inner = function(*args, **kwargs)
+            with block():
+                try:
+                    response = inner.send(None)
+                except StopIteration as done:
+                    return done.value
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with block():
+                        inner.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: pass it on
+                    with block():
+                        try:
+                            response = inner.throw(error)
+                        except StopIteration as done:
+                            return done.value
+                else:
+                    with block():
+                        try:
+                            response = inner.send(request)
+                        except StopIteration as done:
+                            return done.value
+        return generator  # type: ignore[return-value]
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with block():
+            return function(*args, **kwargs)
+    return call  # type: ignore[return-value]
+
+
+def _mode_block(switch: str, value: bool, function: Any) -> Any:
+    block = _ModeBlock(switch, value)
+    return block if function is None else block(function)
+
+
+def no_grad(function: Any = None) -> Any:
     """Record no graph inside this block (also usable as a decorator), as torch.no_grad.
 
     Applies to the thread that entered it; other threads keep recording.
     """
-    return _mode_block("grad_enabled", False)
+    return _mode_block("grad_enabled", False, function)
 
 
-def enable_grad() -> contextlib.AbstractContextManager[None]:
+def enable_grad(function: Any = None) -> Any:
     """Record the graph again inside this block, even within no_grad() (this thread only)."""
-    return _mode_block("grad_enabled", True)
+    return _mode_block("grad_enabled", True, function)
 
 
 def is_grad_enabled() -> bool:
@@ -131,10 +204,28 @@ def is_grad_enabled() -> bool:
     return modes.grad_enabled
 
 
-def detect_anomaly() -> contextlib.AbstractContextManager[None]:
+def set_grad_mode(mode: bool) -> None:
+    """Switch this thread's grad recording on or off until it is switched again: the call
+    form of torch.set_grad_enabled(mode), which has no block to end it. While the mode is
+    off this way, the thread counts as inside a block (so every thread reads its own mode);
+    switching it back on ends that."""
+    mode = bool(mode)
+    pinned = getattr(_thread_state, "pinned", False)
+    if not mode and not pinned:
+        _open_block("grad_enabled")
+        _thread_state.pinned = True
+    elif mode and pinned:
+        _thread_state.pinned = False
+        _thread_state.grad_enabled = True
+        _close_block("grad_enabled")
+        return
+    _thread_state.grad_enabled = mode
+
+
+def detect_anomaly(function: Any = None) -> Any:
     """Raise FloatingPointError at the first nan/inf produced in forward or backward
     (in the thread that entered the block)."""
-    return _mode_block("anomaly", True)
+    return _mode_block("anomaly", True, function)
 
 
 def topological_order(root: Any) -> list[Any]:
@@ -162,8 +253,9 @@ def topological_order(root: Any) -> list[Any]:
 
 
 def backward(root: Any, seed: Any, zero: Any,
-             check: Callable[[list[Any]], bool] | None = None) -> None:
-    """Run the chain rule from `root` back to the leaves.
+             check: Callable[[list[Any]], bool] | None = None) -> list[Any]:
+    """Run the chain rule from `root` back to the leaves; return the nodes whose backward
+    step ran, in topological order (the Tensor engine frees their saved values after).
 
     `check(order)`, if given, sees the nodes about to run first: it may raise, or rewire
     the graph and return True to have the order worked out again (the Tensor engine's
@@ -187,9 +279,10 @@ def backward(root: Any, seed: Any, zero: Any,
             root.grad = seed
         if modes.anomaly:
             _backward_checked(order)
-            return
+            return order
         for node in reversed(order):
             node._grad_fn(node)
+        return order
 
 
 # ---------------------------------------------------------------------------------------

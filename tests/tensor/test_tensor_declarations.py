@@ -34,12 +34,21 @@ def test_every_declared_method_is_installed_at_runtime():
 
 
 def test_declarations_do_not_exist_at_runtime():
-    # the long-tail __getattr__ is for the type checker only: a misspelt method must
-    # still raise AttributeError
-    assert "__getattr__" not in vars(Tensor)
+    # the long-tail __getattr__ stub is for the type checker only; the runtime one only
+    # raises (torch's names we lack get the "not supported" error): a misspelt method must
+    # still raise a plain AttributeError
+    from micrograd.tensors.unsupported import NotSupportedByMicrograd
+
+    try:
+        micrograd.tensors.tensor([1.0]).stride
+    except NotSupportedByMicrograd as error:
+        assert "torch.Tensor.stride is not supported" in str(error)
+    else:
+        raise AssertionError("a torch Tensor method we lack did not raise")
     try:
         micrograd.tensors.tensor([1.0]).no_such_method
     except AttributeError as error:
         assert "no_such_method" in str(error)
+        assert not isinstance(error, NotSupportedByMicrograd)
     else:
         raise AssertionError("a misspelt Tensor method did not raise AttributeError")

@@ -54,7 +54,7 @@ def test_a_missing_torch_name_or_module_is_named_with_the_supported_names_page(t
     assert ("UnsupportedTorchName: torch.nn.Conv2d is not supported by micrograd.torch (yet)"
             in proc.stderr and "docs/torch.md" in proc.stderr)
     proc = run(["-m", "micrograd.torch", "module.py"], tmp_path)
-    assert ("ModuleNotFoundError: torch.distributions is not supported by micrograd.torch"
+    assert ("UnsupportedTorchModule: torch.distributions is not supported by micrograd.torch"
             in proc.stderr)
     assert "docs/torch.md" in proc.stderr
 

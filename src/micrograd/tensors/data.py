@@ -1,11 +1,11 @@
 """Minibatches, as torch.utils.data: Dataset, TensorDataset, Subset, random_split and a
-DataLoader with torch's shuffling and collation.
+DataLoader with torch's samplers (`tensors.sampler`) and collation.
 
 The random draws are torch's, in torch's order: every epoch a DataLoader draws a 64-bit
 "base seed" from its generator (the global one by default) when iterated, and a shuffling
-loader without a generator then seeds a fresh generator from the global stream and takes
-`randperm(n)` from it. So a seeded script visits its batches in torch's order, and what it
-draws afterwards is what torch draws.
+loader's RandomSampler without a generator then seeds a fresh generator from the global
+stream and takes `randperm(n)` from it. So a seeded script visits its batches in torch's
+order, and what it draws afterwards is what torch draws.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 from micrograd.tensors import random as streams
 from micrograd.tensors.function import Tensor, leaf
 from micrograd.tensors.nn.init import _random_fill, random_int64
+from micrograd.tensors.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader",
            "default_collate"]
@@ -132,18 +133,34 @@ def default_collate(samples: Sequence[Any]) -> Any:
     return leaf(np.stack(arrays))
 
 
-class DataLoader:
-    """Iterate over a dataset in minibatches of `batch_size` samples.
+class _NumpyShuffle(Sampler):
+    """A new numpy permutation every pass: the older micrograd option (`seed=` or a numpy
+    Generator) -- reproducible, but not torch's order."""
 
-    shuffle=True visits the samples in a new random order every epoch, torch's for the same
-    seed: drawn from `generator` (a `torch.Generator`), or from a fresh generator seeded
-    from the global stream. A numpy Generator, or `seed=` (a private numpy generator), are
-    accepted too: reproducible orders, but not torch's. A TensorDataset is sliced with one
-    fancy index per column per batch; any other dataset is read sample by sample and
-    collated.
+    def __init__(self, data_source: Any, generator: np.random.Generator) -> None:
+        self.data_source = data_source
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(_permutation(len(self.data_source), self.generator).tolist())
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class DataLoader:
+    """Iterate over a dataset in minibatches of `batch_size` samples, as torch's.
+
+    The indices come from `batch_sampler` if given, else from `sampler` grouped by a
+    BatchSampler(batch_size, drop_last); the default sampler is a RandomSampler(generator=
+    generator) when shuffle=True, else a SequentialSampler. So a seeded script visits its
+    batches in torch's order, and what it draws afterwards is what torch draws. A numpy
+    Generator, or `seed=` (a private numpy generator), are accepted too: reproducible
+    orders, but not torch's. A TensorDataset is sliced with one fancy index per column per
+    batch; any other dataset is read sample by sample and collated (`collate_fn`).
     """
 
-    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0,
                  collate_fn: Callable[[list[Any]], Any] | None = None,
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
@@ -152,81 +169,67 @@ class DataLoader:
         if batch_size is not None and (not isinstance(batch_size, int)
                                        or isinstance(batch_size, bool) or batch_size < 1):
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if sampler is not None or batch_sampler is not None:
-            raise NotImplementedError("DataLoader(sampler=..., batch_sampler=...) is not "
-                                      "supported yet: use shuffle= and generator=")
         if generator is not None and not isinstance(generator, (streams.Generator,
                                                                 np.random.Generator)):
             raise TypeError("DataLoader's generator must be a torch.Generator (or a numpy "
                             f"Generator), got {type(generator).__name__}")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with "
+                                 "batch_size, shuffle, sampler, and drop_last")
+            batch_size = None
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
         if isinstance(dataset, tuple):
             dataset = TensorDataset(*dataset)
+        if generator is None and seed is not None:
+            generator = np.random.default_rng(seed)
+        if sampler is None:
+            if not shuffle:
+                sampler = SequentialSampler(dataset)
+            elif isinstance(generator, np.random.Generator):
+                sampler = _NumpyShuffle(dataset, generator)
+            else:
+                sampler = RandomSampler(dataset, generator=generator)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset
         self.batch_size = batch_size
-        self.shuffle = shuffle
         self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
         self.num_workers = num_workers  # accepted; batches are made in this process
         self.collate_fn = collate_fn
-        self.generator = generator if generator is not None else (
-            np.random.default_rng(seed) if seed is not None else None)
+        self.generator = generator
+
+    @property
+    def _index_sampler(self) -> Any:
+        return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        if self.batch_size is None:
-            return n
-        b = self.batch_size
-        return n // b if self.drop_last else -(-n // b)
-
-    def _torch_generator(self) -> streams.Generator | None:
-        return self.generator if isinstance(self.generator, streams.Generator) else None
+        return len(self._index_sampler)
 
     def __iter__(self) -> Iterator[Any]:
-        # torch draws a base seed for worker processes as the iterator is made, shuffling or
-        # not (from the loader's generator, else the global one); we make no workers, but
-        # draw it so that the stream stays torch's.
+        indices = iter(self._index_sampler)
+        # torch draws a base seed for worker processes as the iterator is made (from the
+        # loader's generator, else the global one); we make no workers, but draw it so
+        # that the stream stays torch's.
         if not isinstance(self.generator, np.random.Generator):
-            random_int64(self._torch_generator())
-        return self._batches()
+            random_int64(self.generator)
+        return self._batches(indices)
 
-    def _order(self) -> np.ndarray:
-        """This epoch's order; drawn lazily, at the first batch, as torch's sampler does."""
-        n = len(self.dataset)
-        if not self.shuffle:
-            return np.arange(n)
-        if isinstance(self.generator, np.random.Generator):
-            return _permutation(n, self.generator)
-        generator = self._torch_generator()
-        if generator is None:  # RandomSampler: a fresh generator seeded from the global one
-            generator = streams.Generator().manual_seed(random_int64(None))
-        return _permutation(n, generator)
-
-    def _after_last_sample(self) -> None:
-        """torch's RandomSampler ends each epoch with `randperm(n)[:0]`, drawn once the
-        last index has been taken; visible only on a generator the caller gave."""
-        generator = self._torch_generator()
-        if self.shuffle and generator is not None:
-            _permutation(len(self.dataset), generator)
-
-    def _batches(self) -> Iterator[Any]:
-        order = self._order()
-        n = len(order)
-        if self.batch_size is None:  # torch: samples one by one, not collated
-            for i in order:
-                yield self.dataset[int(i)]
-            self._after_last_sample()
+    def _batches(self, indices: Iterator[Any]) -> Iterator[Any]:
+        if self.batch_sampler is None:  # torch: samples one by one, not collated
+            for i in indices:
+                sample = self.dataset[i]
+                yield sample if self.collate_fn is None else self.collate_fn(sample)
             return
-        b = self.batch_size
-        stop = n - n % b if self.drop_last else n
-        ragged = not self.drop_last and n % b != 0  # the last batch empties the sampler
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is None
-        for start in range(0, stop, b):
-            rows = order[start:start + b]
-            if ragged and start + b >= n:
-                self._after_last_sample()
+        for rows in indices:
             if fast:
-                yield list(self.dataset[rows])  # a list of columns, as torch's collation
+                yield list(self.dataset[np.asarray(rows, dtype=np.int64)])  # as collated
             else:
-                samples = [self.dataset[int(i)] for i in rows]
-                yield (self.collate_fn or default_collate)(samples)
-        if not ragged:
-            self._after_last_sample()
+                yield (self.collate_fn or default_collate)([self.dataset[i] for i in rows])

@@ -74,7 +74,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
 def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
     for i in checked:
         inputs[i]._grad_array = None
-    out.backward(seed)
+    out.backward(seed, retain_graph=True)  # the same graph, once per output element
     return {i: (np.zeros_like(inputs[i]._array) if inputs[i]._grad_array is None
                 else np.array(inputs[i]._grad_array)) for i in checked}
 

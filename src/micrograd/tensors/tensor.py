@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, Union
 import numpy as np
 
 from micrograd import autograd
-from micrograd.tensors import compat, dtypes, node_names, printing, versions
+from micrograd.tensors import compat, dtypes, node_names, printing, saved, torch_api, versions
 from micrograd.tensors.size import Size
+from micrograd.tensors.unsupported import unsupported_argument, unsupported_name
 
 ArrayLike = Union["Tensor", np.ndarray, Sequence, float, int]
 # What an operator takes on its other side: t + 1.0, 2 * t, t @ u, t < array.
@@ -140,10 +141,22 @@ class Tensor(TensorMethods):
         if value is None:
             self._grad_array = None
             return
-        array = value._array if isinstance(value, Tensor) else np.asarray(value)
+        if not isinstance(value, (Tensor, np.ndarray)):  # torch's check and words
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                            f"type {type(value).__name__}")
+        # a numpy array (micrograd's own form, not torch's) takes the tensor's dtype
+        array = value._array if isinstance(value, Tensor) else value.astype(
+            self._array.dtype, copy=False)
         if array.shape != self._array.shape:
-            raise RuntimeError(f"assigned grad has shape {tuple(array.shape)}, but the "
-                               f"tensor has shape {tuple(self._array.shape)}: they must match")
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(array.shape)}' to a tensor "
+                f"of size '{list(self._array.shape)}'. Please ensure that the gradient and "
+                "the tensor are the same size")
+        if array.dtype != self._array.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{array.dtype}' to a tensor "
+                f"with dtype '{self._array.dtype}'. The gradient must match the tensor's "
+                "dtype")
         self._grad_array = array
 
     @property
@@ -231,9 +244,18 @@ class Tensor(TensorMethods):
     def retain_grad(self) -> None:
         """Kept for PyTorch scripts: intermediate gradients are always kept here."""
 
-    def backward(self, gradient: ArrayLike | None = None) -> None:
+    def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
         """Fill .grad of every tensor this one depends on: d(self)/d(tensor), summed with
-        `gradient` (the seed, default 1 for a single-element tensor)."""
+        `gradient` (the seed, default 1 for a single-element tensor).
+
+        As torch's, the values the graph saved for backward are released after the pass
+        unless `retain_graph=True`, so a second backward() through them raises torch's
+        error (ops that saved nothing, such as + or sum, can be run again)."""
+        if create_graph:
+            raise unsupported_argument("Tensor.backward", "create_graph=True")
+        if inputs is not None:
+            raise unsupported_argument("Tensor.backward", "inputs=")
         if not self._requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the "
@@ -256,7 +278,9 @@ class Tensor(TensorMethods):
                     f"got shape {Size(seed.shape)}"
                 )
         with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
-            autograd.backward(self, seed, None, versions.check_graph)  # once, not per op
+            ran = autograd.backward(self, seed, None, saved.check_graph)  # not per op
+        if not retain_graph:
+            saved.release(ran)
 
     # --- plain-data accessors, PyTorch names ------------------------------------------
 
@@ -380,6 +404,14 @@ class Tensor(TensorMethods):
         return str(self)
 
     __hash__ = object.__hash__  # identity, like torch: == is elementwise (ops.elementwise)
+
+    if not TYPE_CHECKING:  # (mypy sees the generated stub, _methods.pyi, instead)
+        def __getattr__(self, name: str) -> Any:
+            """Only on a miss: a torch.Tensor name we lack gets the one "not supported"
+            error; anything else (a typo, an unset slot) stays a plain AttributeError."""
+            if not name.startswith("_") and name in torch_api.TENSOR:
+                raise unsupported_name("torch.Tensor", name)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
 
 
 _new = object.__new__

@@ -26,14 +26,28 @@ from micrograd.autograd import enable_grad, is_grad_enabled, no_grad
 from micrograd.tensors import Tensor
 from micrograd.tensors import dtypes as _dtypes
 from micrograd.tensors.size import Size
-from micrograd.torch import _facade, autograd, cuda, nn, optim, utils
+from micrograd.torch import (
+    _facade,
+    accelerator,
+    amp,
+    autograd,
+    backends,
+    cuda,
+    distributed,
+    nn,
+    optim,
+    utils,
+)
+from micrograd.torch.amp import autocast
 from micrograd.torch.autograd import set_grad_enabled
+from micrograd.torch.devices import get_default_device, set_default_device
 from micrograd.torch.serialization import load, save
 
 __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load", "no_grad",
            "enable_grad", "is_grad_enabled", "set_grad_enabled", "from_numpy", "as_tensor",
            "is_tensor", "is_floating_point", "Size", "inference_mode",
-           "load_ipython_extension", "supported_names"]
+           "load_ipython_extension", "supported_names", "accelerator", "amp", "autocast",
+           "backends", "distributed", "set_default_device", "get_default_device"]
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

@@ -8,20 +8,21 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-SUPPORTED_NAMES_PAGE = "docs/torch.md"
+# the one error for a missing torch name, module or keyword lives with the engine, which
+# raises it too (Tensor methods, backward's keywords); the facade re-exports it
+from micrograd.tensors.unsupported import (
+    SUPPORTED_NAMES_PAGE,
+    NotSupportedByMicrograd,
+    UnsupportedTorchArgument,
+    UnsupportedTorchModule,
+    UnsupportedTorchName,
+    unsupported_module,
+)
+from micrograd.tensors.unsupported import unsupported_name as unsupported
 
-
-class UnsupportedTorchName(AttributeError):
-    """A torch name that micrograd.torch does not provide (yet). An AttributeError, so
-    hasattr() and getattr(..., default) work as with a missing attribute."""
-
-
-def unsupported(module: str, name: str) -> UnsupportedTorchName:
-    torch_module = module.replace("micrograd.torch", "torch", 1)
-    return UnsupportedTorchName(
-        f"{torch_module}.{name} is not supported by micrograd.torch (yet). The names it "
-        f"supports are listed in {SUPPORTED_NAMES_PAGE} "
-        f"(or run: python -m micrograd.torch --list-names)")
+__all__ = ["SUPPORTED_NAMES_PAGE", "NotSupportedByMicrograd", "UnsupportedTorchArgument",
+           "UnsupportedTorchModule", "UnsupportedTorchName", "unsupported",
+           "unsupported_module", "module_getattr", "from_module"]
 
 
 def module_getattr(module: types.ModuleType | str, sources: Iterable[Callable[[str], Any]]

@@ -9,7 +9,12 @@ import inspect
 _MODULES = ["micrograd.torch", "micrograd.torch.nn", "micrograd.torch.nn.functional",
             "micrograd.torch.nn.init", "micrograd.torch.optim",
             "micrograd.torch.optim.lr_scheduler", "micrograd.torch.utils.data",
-            "micrograd.torch.autograd", "micrograd.torch.cuda"]
+            "micrograd.torch.autograd", "micrograd.torch.cuda", "micrograd.torch.cuda.amp",
+            "micrograd.torch.amp", "micrograd.torch.backends", "micrograd.torch.backends.cuda",
+            "micrograd.torch.backends.cudnn", "micrograd.torch.backends.mps",
+            "micrograd.torch.accelerator", "micrograd.torch.distributed",
+            "micrograd.torch.nn.parallel", "micrograd.torch.nn.utils",
+            "micrograd.torch.utils.tensorboard"]
 _OWN = {"load_ipython_extension", "unload_ipython_extension", "supported_names",
         "annotations"}
 

@@ -19,7 +19,7 @@ import sys
 import types
 from collections.abc import Sequence
 
-from micrograd.torch._facade import SUPPORTED_NAMES_PAGE
+from micrograd.torch._facade import unsupported_module
 
 _PREFIX = "micrograd."
 
@@ -42,8 +42,8 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 class TorchAliasFinder(importlib.abc.MetaPathFinder):
-    """`torch.X.Y` -> `micrograd.torch.X.Y`; a torch module micrograd lacks is a
-    ModuleNotFoundError that names it and points at the supported-names page."""
+    """`torch.X.Y` -> `micrograd.torch.X.Y`; a torch module micrograd lacks is the one
+    "not supported" error (an UnsupportedTorchModule, so a ModuleNotFoundError too)."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: types.ModuleType | None = None
@@ -55,10 +55,7 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
             module = importlib.import_module(real)
         except ModuleNotFoundError as error:
             if error.name is not None and error.name.startswith(_PREFIX + "torch"):
-                raise ModuleNotFoundError(
-                    f"{fullname} is not supported by micrograd.torch (yet); the supported "
-                    f"modules and names are listed in {SUPPORTED_NAMES_PAGE}",
-                    name=fullname) from None
+                raise unsupported_module(fullname) from None
             raise
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module),
                                                is_package=hasattr(module, "__path__"))

@@ -21,9 +21,11 @@ import contextlib
 import io
 import os
 import pickle
+import struct
 import sys
 import zipfile
-from typing import IO, Any, Union
+import zlib
+from typing import IO, Any, ClassVar, NoReturn, Union
 
 import numpy as np
 
@@ -227,36 +229,125 @@ def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool, hooks: Any = None) -> Tensor:
-    return Parameter(data, requires_grad)
+    if not isinstance(data, Tensor):
+        raise pickle.UnpicklingError(f"_rebuild_parameter expects a tensor, got "
+                                     f"{type(data).__name__}")
+    return Parameter(data, bool(requires_grad))
 
 
 class _StorageType:
+    """torch.FloatStorage & co. as a file names them: made afresh for every load, so
+    nothing one file does to it can reach another load."""
+
     def __init__(self, dtype: np.dtype):
         self.dtype = dtype
 
 
-_ALLOWED: dict[tuple[str, str], Any] = {
-    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
-    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-    ("collections", "OrderedDict"): collections.OrderedDict,
-    **{("torch", name): _StorageType(dtype) for name, dtype in _STORAGE_DTYPES.items()},
-}
+# Decompressed bytes any one entry may have: torch.save stores every entry uncompressed
+# (checked against the file's size instead), so only a hand-made archive compresses, and
+# a small compressed entry must not be able to claim gigabytes.
+MAX_INFLATED_ENTRY = 256 * 2**20
+_MAX_PICKLE = 64 * 2**20  # data.pkl: a pickle of containers, never the tensor bytes
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
-    def __init__(self, file: IO[bytes], archive: zipfile.ZipFile, prefix: str, swap: bool):
+def _read_entry(archive: zipfile.ZipFile, name: str, file_size: int,
+                expected: int | None, limit: int) -> bytes:
+    """The bytes of one entry, after checking what its header claims against what the
+    file can hold: nothing is decompressed or allocated before those checks pass."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise pickle.UnpicklingError(f"the archive has no entry {name!r}") from None
+    if expected is not None and info.file_size != expected:
+        raise pickle.UnpicklingError(f"{name} holds {info.file_size} bytes, the pickle "
+                                     f"expects {expected}")
+    if info.compress_size > file_size:
+        raise pickle.UnpicklingError(f"{name} claims {info.compress_size} bytes, more than "
+                                     f"the whole file ({file_size})")
+    if info.compress_type == zipfile.ZIP_STORED:
+        if info.file_size != info.compress_size:
+            raise pickle.UnpicklingError(f"{name} is stored uncompressed but claims "
+                                         f"{info.file_size} bytes in {info.compress_size}")
+    elif info.file_size > limit:
+        raise pickle.UnpicklingError(f"{name} would decompress to {info.file_size} bytes, "
+                                     f"past the bound of {limit}")
+    with archive.open(info) as entry:
+        raw = entry.read(info.file_size)  # zipfile stops at the header's size
+    if len(raw) != info.file_size:
+        raise pickle.UnpicklingError(f"{name} is truncated: {len(raw)} of "
+                                     f"{info.file_size} bytes")
+    return raw
+
+
+def _refuse(what: str) -> NoReturn:
+    raise pickle.UnpicklingError(f"refusing to load {what}: micrograd.torch.load only loads "
+                                 "tensors, state dicts, dicts, lists, tuples, numbers and "
+                                 "strings (weights_only), and never runs code a file names")
+
+
+# The pure-Python unpickler, whose opcodes can be replaced one by one (as torch's
+# weights_only unpickler restricts its own). typeshed does not describe it, hence Any.
+_PurePythonUnpickler: Any = pickle._Unpickler
+
+
+class _RestrictedUnpickler(_PurePythonUnpickler):
+    """An unpickler that can build only tensors, parameters, OrderedDicts and plain data.
+
+    The globals a file may name are fresh per load (storage types) or functions that make
+    new objects; and the opcodes that would let a file change an object it did not create
+    -- BUILD (setattr/__setstate__ on whatever is on the stack: a function's __defaults__,
+    a storage type's dtype) and the object-making ones (NEWOBJ, OBJ, INST, EXT) -- are
+    refused, as torch's weights_only unpickler refuses them.
+    """
+
+    dispatch: ClassVar[dict[int, Any]] = dict(_PurePythonUnpickler.dispatch)
+
+    def __init__(self, file: IO[bytes], archive: zipfile.ZipFile, prefix: str, swap: bool,
+                 file_size: int):
         super().__init__(file)
         self.archive, self.prefix, self.swap = archive, prefix, swap
+        self.file_size = file_size
         self.loaded: dict[str, np.ndarray] = {}
+        self.allowed: dict[tuple[str, str], Any] = {
+            ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
+            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+            ("collections", "OrderedDict"): collections.OrderedDict,
+            **{("torch", name): _StorageType(dtype) for name, dtype in _STORAGE_DTYPES.items()},
+        }
+        self.callables = {id(_rebuild_tensor), id(_rebuild_parameter),
+                          id(collections.OrderedDict)}
 
     def find_class(self, module: str, name: str) -> Any:
-        found = _ALLOWED.get((module, name))
+        found = self.allowed.get((str(module), str(name)))
         if found is None:
-            raise pickle.UnpicklingError(
-                f"refusing to load {module}.{name}: micrograd.torch.load only loads tensors, "
-                "state dicts, dicts, lists, tuples, numbers and strings (weights_only), and "
-                "never runs code a file names")
+            _refuse(f"{module}.{name}")
         return found
+
+    def load_reduce(self) -> None:
+        args = self.stack.pop()
+        function = self.stack[-1]
+        if id(function) not in self.callables or not isinstance(args, tuple):
+            _refuse(f"a call of {type(function).__name__}")
+        self.stack[-1] = function(*args)
+
+    def load_build(self) -> None:
+        state = self.stack.pop()
+        target = self.stack[-1]
+        if type(target) is collections.OrderedDict and isinstance(state, dict) and all(
+                isinstance(k, str) for k in state):
+            target.__dict__.update(state)  # a fresh OrderedDict's own attributes, as torch
+            return
+        _refuse(f"a change of state of {type(target).__name__}")
+
+    def load_object_making(self) -> None:
+        _refuse("an object made by its class (NEWOBJ/OBJ/INST/EXT opcodes)")
+
+    dispatch[pickle.REDUCE[0]] = load_reduce
+    dispatch[pickle.BUILD[0]] = load_build
+    for _opcode in (pickle.NEWOBJ, pickle.NEWOBJ_EX, pickle.OBJ, pickle.INST, pickle.EXT1,
+                    pickle.EXT2, pickle.EXT4, pickle.NEXT_BUFFER, pickle.READONLY_BUFFER):
+        dispatch[_opcode[0]] = load_object_making
+    del _opcode
 
     def persistent_load(self, pid: Any) -> np.ndarray:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
@@ -265,19 +356,29 @@ class _RestrictedUnpickler(pickle.Unpickler):
         _, storage_type, key, _location, numel = pid
         key = str(key)
         if key not in self.loaded:
-            try:
-                raw = self.archive.read(f"{self.prefix}/data/{key}")
-            except KeyError:
-                raise pickle.UnpicklingError(f"the file has no storage {key!r}") from None
+            if isinstance(numel, bool) or not isinstance(numel, int) or numel < 0:
+                raise pickle.UnpicklingError(f"storage {key!r} has a bad size {numel!r}")
             dtype = storage_type.dtype
-            if len(raw) != numel * dtype.itemsize:
-                raise pickle.UnpicklingError(f"storage {key} holds {len(raw)} bytes, expected "
-                                             f"{numel} x {dtype.itemsize}")
+            raw = _read_entry(self.archive, f"{self.prefix}/data/{key}", self.file_size,
+                              numel * dtype.itemsize, MAX_INFLATED_ENTRY)
             array = np.frombuffer(raw, dtype=dtype).copy()  # writable, owned
             if self.swap:
                 array = array.byteswap()
             self.loaded[key] = array
         return self.loaded[key]
+
+
+def _size_of(source: IO[bytes]) -> int:
+    position = source.tell()
+    size = source.seek(0, os.SEEK_END)
+    source.seek(position)
+    return size
+
+
+# what a damaged or crafted archive makes zipfile, the unpickler or our checks raise
+_DAMAGED = (zipfile.BadZipFile, pickle.UnpicklingError, KeyError, ValueError, TypeError,
+            IndexError, AttributeError, EOFError, OverflowError, UnicodeDecodeError,
+            RecursionError, NotImplementedError, struct.error, zlib.error)
 
 
 def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
@@ -293,18 +394,37 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
             raise pickle.UnpicklingError(
                 "not a zip archive: micrograd.torch.load reads the format torch.save writes "
                 "since PyTorch 1.6 (the older tar/pickle format is not supported)")
-        if hasattr(source, "seek"):
-            source.seek(0)
-        with zipfile.ZipFile(source) as archive:
-            names = archive.namelist()
-            pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
-            if not pickles:
-                raise pickle.UnpicklingError("the archive has no <name>/data.pkl: not a file "
-                                             "written by torch.save")
-            prefix = pickles[0].split("/")[0]
-            order: str = sys.byteorder
-            if f"{prefix}/byteorder" in names:
-                order = archive.read(f"{prefix}/byteorder").decode().strip()
-            swap = order != sys.byteorder
-            data = archive.read(pickles[0])
-            return _RestrictedUnpickler(io.BytesIO(data), archive, prefix, swap).load()
+        try:
+            return _load_archive(source)
+        except _DAMAGED as error:
+            text = str(error) if isinstance(error, pickle.UnpicklingError) else (
+                f"a damaged or crafted file: {type(error).__name__}: {error}")
+            raise pickle.UnpicklingError(_one_line(text)) from None
+
+
+def _one_line(text: str) -> str:
+    """Errors about a file stay one line, however long what the file put in them."""
+    line = " ".join(text.split())
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _load_archive(source: IO[bytes]) -> Any:
+    source.seek(0)
+    file_size = _size_of(source)
+    with zipfile.ZipFile(source) as archive:
+        names = archive.namelist()
+        pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        if not pickles:
+            raise pickle.UnpicklingError("the archive has no <name>/data.pkl: not a file "
+                                         "written by torch.save")
+        prefix = pickles[0].split("/")[0]
+        order: str = sys.byteorder
+        if f"{prefix}/byteorder" in names:
+            order = _read_entry(archive, f"{prefix}/byteorder", file_size, None,
+                                16).decode().strip()
+        if order not in ("little", "big"):
+            raise pickle.UnpicklingError(f"unknown byte order {order[:20]!r}")
+        data = _read_entry(archive, pickles[0], file_size, None, _MAX_PICKLE)
+        unpickler = _RestrictedUnpickler(io.BytesIO(data), archive, prefix,
+                                         order != sys.byteorder, file_size)
+        return unpickler.load()

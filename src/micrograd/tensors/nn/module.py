@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 import numpy as np
 
 import micrograd.tensors as _tensors
-from micrograd.tensors import Tensor, versions
+from micrograd.tensors import Tensor, torch_api, versions
+from micrograd.tensors.unsupported import unsupported_name
 
 
 class _ParameterType(type):
@@ -158,6 +159,8 @@ class Module:
             registry = self.__dict__.get(kind)
             if registry is not None and name in registry:
                 return registry[name]
+        if name in torch_api.MODULE:  # torch's own Module method that micrograd lacks
+            raise unsupported_name("torch.nn.Module", name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name: str) -> None:

@@ -131,19 +131,27 @@ def exponential_(x: Tensor, lambd: float = 1.0,
                    lambda array: streams.exponential_(array, lambd, generator))
 
 
+# random_() without bounds: a word modulo the dtype's range, as torch's CPU kernel
+# (uniform_int_distribution): 64-bit words for int64 and float64, 32-bit otherwise; floats
+# cover the integers their mantissa holds exactly, [0, 2**digits].
+_FULL_RANGE = {"bool": (32, 2), "uint8": (32, 1 << 8), "int8": (32, 1 << 7),
+               "int16": (32, 1 << 15), "int32": (32, 1 << 31), "int64": (64, 1 << 63),
+               "float16": (32, (1 << 11) + 1), "float32": (32, (1 << 24) + 1),
+               "float64": (64, (1 << 53) + 1)}
+
+
 @method("random_")
 def random_(x: Tensor, low: int = 0, high: int | None = None,
             generator: streams.Generator | None = None, **bounds: int) -> Tensor:
     """Fill with integers in [low, high) (random_(high) is [0, high)), in place, as torch's
-    random_(from, to). torch's form without bounds is not supported."""
+    random_(from, to); random_() alone draws from [0, the dtype's largest exact integer]."""
     low = bounds.pop("from", low)
     high = bounds.pop("to", high)
     if bounds:
         raise TypeError(f"random_ got unexpected arguments {sorted(bounds)}")
+    if high is None and low == 0:
+        return _refill(x, "random_()", lambda array: _full_range(array, generator))
     if high is None:
-        if low == 0:
-            raise TypeError("random_() needs an upper bound here: random_(to) or "
-                            "random_(from, to)")
         low, high = 0, low
     top = high
 
@@ -151,6 +159,15 @@ def random_(x: Tensor, low: int = 0, high: int | None = None,
         array[...] = streams.randint(low, top, array.shape, array.dtype, generator)
 
     return _refill(x, "random_()", draw)
+
+
+def _full_range(array: np.ndarray, generator: streams.Generator | None) -> None:
+    if array.dtype.name not in _FULL_RANGE:
+        raise TypeError(f"random_() fills {sorted(_FULL_RANGE)} tensors, got {array.dtype}")
+    bits, span = _FULL_RANGE[array.dtype.name]
+    gen = streams.default_generator if generator is None else generator
+    words = gen.random64(array.size) if bits == 64 else gen.random32(array.size)
+    array[...] = (words % np.uint64(span)).reshape(array.shape).astype(array.dtype)
 
 
 @method("multinomial")

@@ -1,0 +1,60 @@
+"""What a graph saved for backward is released after backward(), as torch does.
+
+torch frees the tensors each node saved for its backward step once backward() has run
+(unless retain_graph=True); a second backward() through such a node raises. Nodes that
+saved nothing (an add, a sum, a reshape) can run again. Here a node's saved values live in
+its backward step's closure, which pictures and traces still read after backward() (a
+learner draws the graph after calling it), so the step is kept and the node is only
+marked: the next backward() through it raises torch's error before any gradient moves.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+from micrograd.tensors import versions
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+# ops whose torch backward node saves no tensor (only sizes or dims); checked against
+# torch 2.13 (a product or quotient saves its operands even when one is a Python number,
+# which torch wraps in a tensor)
+_SAVES_NO_TENSOR = frozenset({
+    "+", "-", "neg", "sum", "mean", "reshape", "view", "flatten", "permute", "transpose",
+    "movedim", "expand", "squeeze", "unsqueeze", "cat", "stack", "clone", "contiguous", "to",
+    "flip", "roll", "repeat", "pad", "tril", "triu", "index", "fill_", "zero_", "copy_",
+})
+
+# released nodes by id, each with a weak reference that removes it when the node dies
+# (keyed by id: a Tensor's == is elementwise, so tensors cannot be set members)
+_released: dict[int, weakref.ref] = {}
+
+
+def _forget(key: int) -> Any:
+    return lambda ref: _released.get(key) is ref and _released.pop(key)
+
+
+def release(nodes: Iterable[Any]) -> None:
+    """After a backward pass without retain_graph: these nodes' saved values are gone."""
+    for node in nodes:
+        if node._grad_fn is not None and node._op not in _SAVES_NO_TENSOR:
+            key = id(node)
+            _released[key] = weakref.ref(node, _forget(key))
+
+
+def check_graph(order: list[Any]) -> bool:
+    """The check Tensor.backward runs on the nodes about to run: torch's error for a
+    released one, then the version counters' check (which may rewire the graph)."""
+    if _released:
+        for node in order:
+            ref = _released.get(id(node))
+            if ref is not None and ref() is node:
+                raise RuntimeError(SECOND_BACKWARD)
+    return versions.check_graph(order)
