@@ -140,9 +140,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None,
                     mean: np.ndarray, var: np.ndarray, n: int, momentum: float | None) -> None:
-    if momentum is None:
-        raise NotImplementedError("batch_norm with momentum=None (a cumulative average) is "
-                                  "not supported; give a momentum such as 0.1")
+    if momentum is None:  # BatchNorm1d(momentum=None) passes 1 / num_batches_tracked
+        raise TypeError("batch_norm(): argument 'momentum' must be float, not NoneType "
+                        "(torch's words; nn.BatchNorm1d(momentum=None) gives the cumulative "
+                        "average)")
     # buffers, not graph nodes: their arrays are updated in place, as torch's are
     if running_mean is not None:
         rm = running_mean._array

@@ -12,7 +12,6 @@ import numpy as np
 import micrograd.tensors as _tensors
 from micrograd.tensors import Tensor
 from micrograd.tensors import functional as F
-from micrograd.tensors.nn import functional as NF
 from micrograd.tensors.nn import init
 from micrograd.tensors.nn.module import Module, Parameter
 
@@ -90,7 +89,7 @@ class Embedding(Module):
             self.weight._array[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
-        return NF.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -122,7 +121,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -178,7 +177,7 @@ class BatchNorm1d(Module):
                 momentum = 1.0 / float(self.num_batches_tracked._array)
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return NF.batch_norm(input, self.running_mean if track else None,
+        return F.batch_norm(input, self.running_mean if track else None,
                              self.running_var if track else None, self.weight, self.bias,
                              use_batch, momentum, self.eps)
 
@@ -200,7 +199,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -234,7 +233,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: Tensor) -> Tensor:
-        return NF.gelu(x, self.approximate)
+        return F.gelu(x, self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
