@@ -7,6 +7,8 @@ A parameter is any object whose `.data` and `.grad` support `+ - * / **` with fl
 Parameter and gradient values are read and written through the accessors below and
 nowhere else. A Tensor's `.data`/`.grad` are Tensors (as torch's), so for a Tensor they
 use its raw arrays `_array`/`_grad_array`: plain numpy arithmetic, no Tensor made per step.
+A write goes through the Tensor's storage API (`_array_to_change`), which bumps its version
+as torch's in-place `add_` does: a graph that saved the old weights cannot backward().
 """
 
 from __future__ import annotations
@@ -32,22 +34,25 @@ def grad_value(p: Any) -> Any:
 
 
 def subtract_from_param(p: Any, delta: Any) -> None:
-    """p <- p - delta: in place for an array (no new array: the step stays as fast as a
-    rebinding one, and views of the parameter see the change); a number is rebound."""
-    old = param_value(p)
-    if hasattr(old, "shape") and hasattr(old, "dtype"):
-        old -= delta
+    """p <- p - delta: in place for a Tensor (no new array: the step stays as fast as a
+    rebinding one, and views of the parameter see the change), bumping its version; a
+    Value's number is rebound."""
+    try:
+        array = p._array_to_change()
+    except AttributeError:
+        p.data = p.data - delta
     else:
-        p.data = old - delta
+        array -= delta
 
 
 def scale_param(p: Any, factor: float) -> None:
-    """p <- p * factor, in place for an array."""
-    old = param_value(p)
-    if hasattr(old, "shape") and hasattr(old, "dtype"):
-        old *= factor
+    """p <- p * factor, in place for a Tensor (bumping its version)."""
+    try:
+        array = p._array_to_change()
+    except AttributeError:
+        p.data = p.data * factor
     else:
-        p.data = old * factor
+        array *= factor
 
 
 def zeros_like(x: Any) -> Any:

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensors import versions
 from micrograd.tensors.function import Tensor, accumulate, node
 
 
@@ -144,15 +143,15 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None,
         raise TypeError("batch_norm(): argument 'momentum' must be float, not NoneType "
                         "(torch's words; nn.BatchNorm1d(momentum=None) gives the cumulative "
                         "average)")
-    # buffers, not graph nodes: their arrays are updated in place, as torch's are
+    # buffers, not graph nodes: their arrays are updated in place, as torch's are -- and,
+    # as torch's batch_norm kernel does, without a version bump (the backward step keeps
+    # the statistics it used, so no graph can see the change)
     if running_mean is not None:
         rm = running_mean._array
         rm *= 1 - momentum
         rm += (momentum * mean.reshape(rm.shape)).astype(rm.dtype)
-        versions.changed_in_memory(running_mean)
     if running_var is not None:
         rv = running_var._array
         rv *= 1 - momentum
         rv += (momentum * var.reshape(rv.shape) * (n / (n - 1))).astype(rv.dtype)
-        versions.changed_in_memory(running_var)
 

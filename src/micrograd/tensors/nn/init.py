@@ -75,9 +75,10 @@ def random_int64(generator: Any = None) -> int:
 
 
 def _array(tensor: Any, name: str) -> np.ndarray:
+    """The tensor's array, to be filled now: its version goes up by one, as torch's."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name} expects a Tensor, got {type(tensor).__name__}")
-    return tensor._array
+    return tensor._array_to_change()
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

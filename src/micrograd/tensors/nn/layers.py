@@ -86,7 +86,7 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._array[self.padding_idx] = 0
+            self.weight._array_to_change()[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx)
@@ -157,13 +157,21 @@ class BatchNorm1d(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _tensors.tensor(np.zeros(num_features, kind)))
-            self.register_buffer("running_var", _tensors.tensor(np.ones(num_features, kind)))
+            self.register_buffer("running_mean", _tensors.tensor(np.empty(num_features, kind)))
+            self.register_buffer("running_var", _tensors.tensor(np.empty(num_features, kind)))
             self.register_buffer("num_batches_tracked", _tensors.tensor(np.array(0, np.int64)))
+            self.reset_running_stats()
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """Mean 0, variance 1, no batches seen: in place, as torch (each version + 1)."""
+        if self.track_running_stats:
+            self.running_mean._array_to_change()[...] = 0
+            self.running_var._array_to_change()[...] = 1
+            self.num_batches_tracked._array_to_change()[...] = 0
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in (2, 3) or input.shape[1] != self.num_features:
@@ -172,7 +180,7 @@ class BatchNorm1d(Module):
                              f"{tuple(input.shape)}")
         momentum = self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked._array[...] += 1
+            self.num_batches_tracked._array_to_change()[...] += 1
             if momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked._array)
         use_batch = self.training or self.running_mean is None
