@@ -262,7 +262,7 @@ ERRORS = [
     (lambda F, m: F.cross_entropy(m.ones(4, 3), m.tensor([0, 1, 3, 1])), IndexError,
      "Target 3 is out of bounds"),
     (lambda F, m: F.cross_entropy(m.ones(4, 3), m.tensor([0, 1, 2])), ValueError,
-     "Expected input batch_size (4) to match target batch_size (3)."),
+     "Expected input batch_size (4) to match target batch_size (3)"),
     (lambda F, m: F.huber_loss(m.ones(2), m.ones(2), delta=0.0), None,
      "huber_loss does not support non-positive values for delta"),
     (lambda F, m: F.smooth_l1_loss(m.ones(2), m.ones(2), beta=-1.0), None,

@@ -59,7 +59,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, size_average: 
         raise ValueError("cross_entropy expects logits of shape (C,), (N, C) or "
                          "(N, C, d1, ...), got a 0-d tensor")
     t = _target_array(target)
-    if t.dtype.kind == "f":
+    if t.dtype.kind == "f" and t.shape == X.shape:
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
     rows, t_rows = _class_rows(X, t, ignore_index, "cross_entropy")
     w = _class_weight(weight, X)
@@ -115,7 +115,8 @@ def _class_rows(X: np.ndarray, t: np.ndarray, ignore_index: int, op: str
     if t.shape != expected:
         if X.ndim == 2 and t.ndim == 1:
             raise ValueError(f"Expected input batch_size ({X.shape[0]}) to match target "
-                             f"batch_size ({t.shape[0]}).")
+                             f"batch_size ({t.shape[0]}): logits of shape {X.shape}, target "
+                             f"of shape {t.shape}")
         raise ValueError(f"{op}: expected target size {list(expected)}, got {list(t.shape)} "
                          f"(for input of shape {list(X.shape)}, classes in dim "
                          f"{0 if X.ndim == 1 else 1})")
@@ -203,9 +204,6 @@ def _cross_entropy_probabilities(input: Tensor, target: Any, weight: Any, reduct
     X, dtype = input._array, input._array.dtype
     target_t = target if isinstance(target, Tensor) else None
     P = _target_array(target)
-    if P.shape != X.shape:
-        raise ValueError(f"cross_entropy: class-probability target of shape {list(P.shape)} "
-                         f"must have the input's shape {list(X.shape)}")
     classes = X.shape[0] if X.ndim == 1 else X.shape[1]
     w = _class_weight(weight, X)
     rows = X.reshape(1, -1) if X.ndim == 1 else np.moveaxis(X, 1, -1).reshape(-1, classes)
