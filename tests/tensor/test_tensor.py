@@ -20,7 +20,7 @@ from micrograd import autograd
 from micrograd.tensors import functional as F
 from micrograd.tensors import nn
 from micrograd.tensors.data import DataLoader, TensorDataset
-from micrograd.tensors.engine import _unary
+from micrograd.tensors.function import unary as _unary
 from micrograd.tensors.gradcheck import GradcheckError, gradcheck
 
 torch.set_num_threads(1)

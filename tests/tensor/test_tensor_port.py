@@ -182,7 +182,7 @@ def test_every_name_in_the_readme_table_resolves_after_a_bare_import_micrograd()
 
 def test_torch_autograd_gradcheck_of_a_ported_script_is_the_tensor_gradcheck():
     import micrograd as torch_like  # what `import micrograd as torch` gives a ported script
-    from micrograd.tensors.engine import _unary
+    from micrograd.tensors.function import unary as _unary
     from micrograd.tensors.gradcheck import GradcheckError
 
     x = micrograd.tensor([0.3, -1.2], dtype=np.float64, requires_grad=True)

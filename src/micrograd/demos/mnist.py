@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
+import micrograd.tensors as T
 from micrograd import datasets
 from micrograd._validate import check_positive_int
 from micrograd.autograd import no_grad
 from micrograd.optim import Adam
-from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+import micrograd.tensors as T
 from micrograd._validate import is_positive_int
 from micrograd.autograd import no_grad
 from micrograd.demos.common import (
@@ -35,7 +36,6 @@ from micrograd.demos.common import (
     record,
 )
 from micrograd.optim import SGD, Adam, LinearDecay
-from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential, from_scalar_mlp

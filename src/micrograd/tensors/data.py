@@ -155,10 +155,8 @@ class DataLoader:
         if sampler is not None or batch_sampler is not None:
             raise NotImplementedError("DataLoader(sampler=..., batch_sampler=...) is not "
                                       "supported yet: use shuffle= and generator=")
-        if generator is not None and not isinstance(generator, (streams.Generator,
-                                                                np.random.Generator)):
-            raise TypeError("DataLoader's generator must be a torch.Generator (or a numpy "
-                            f"Generator), got {type(generator).__name__}")
+        if not isinstance(generator, np.random.Generator):  # else numpy's numbers
+            streams.resolve_stream(generator)  # the generator= check of every random function
         if isinstance(dataset, tuple):
             dataset = TensorDataset(*dataset)
         self.dataset = dataset

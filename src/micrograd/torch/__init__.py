@@ -4,26 +4,22 @@
     from micrograd.torch import nn            #   micrograd run script.py
                                               #   python -m micrograd.torch script.py
 
-Names are looked up, in order, in micrograd.tensors (so ops added there appear here), then
-as the function form of a Tensor method (`torch.exp(x)` is `x.exp()`), then in the few
-helpers defined here. A torch name micrograd lacks raises UnsupportedTorchName (an
-AttributeError) naming it and pointing at the supported-names page, docs/torch.md.
+Names are looked up in micrograd.tensors (so ops, dtypes and helpers such as from_numpy
+added there appear here, defined once), after the few names defined here. A torch name
+micrograd lacks raises UnsupportedTorchName (an AttributeError) naming it and pointing at
+the supported-names page, docs/torch.md.
 Importing this package does not alias `torch`: only the runner (`micrograd run`,
 `python -m micrograd.torch`, `%load_ext micrograd.torch`) does.
 """
 
 from __future__ import annotations
 
-import functools
 import types
-from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 import micrograd.tensors as _tensors
 from micrograd.autograd import enable_grad, is_grad_enabled, no_grad
-from micrograd.tensors import Tensor
+from micrograd.tensors import Tensor, as_tensor, from_numpy, is_tensor
 from micrograd.torch import _facade, autograd, cuda, nn, optim, utils
 from micrograd.torch.autograd import set_grad_enabled
 from micrograd.torch.serialization import load, save
@@ -36,80 +32,17 @@ __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load",
 Size = tuple  # torch.Size is a tuple of ints; shapes here are plain tuples
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing memory with a numpy array (changes show in both), as torch's."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
-    t = _tensors.tensor(0.0)
-    t.data = array
-    return t
-
-
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """`data` itself if it is already a tensor of that dtype, else a new tensor."""
-    if isinstance(data, Tensor) and (dtype is None or np.dtype(dtype) == data.dtype):
-        return data
-    if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype):
-        return from_numpy(data)
-    return _tensors.tensor(data, dtype=dtype, device=device)
-
-
-def is_tensor(obj: Any) -> bool:
-    return isinstance(obj, Tensor)
-
-
 def is_floating_point(input: Tensor) -> bool:
     return input.dtype.kind == "f"
 
 
 inference_mode = no_grad  # no graph is recorded: for micrograd that is all inference mode does
 
-# dtype names: torch's aliases of the numpy dtypes the engine computes with
-_DTYPES = {
-    "float16": "float16", "half": "float16", "float32": "float32", "float": "float32",
-    "float64": "float64", "double": "float64", "int8": "int8", "int16": "int16",
-    "short": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
-    "uint8": "uint8", "bool": "bool",
-}
-
-# torch functions that are the function form of a Tensor method of the same name
-# (torch.exp(x) is x.exp()); each is offered as soon as Tensor has the method.
-_METHOD_FUNCTIONS = frozenset("""
-abs acos all allclose any argmax argmin argsort asin atan bmm ceil chunk clamp clip clone
-cos cosh cumprod cumsum detach diag dot equal exp expm1 flatten flip floor gather isfinite
-isinf isnan log log10 log1p log2 log_softmax logical_not logsumexp masked_fill matmul max
-maximum mean median min minimum mm multinomial nonzero norm numel outer permute pow prod
-relu reshape roll round rsqrt sigmoid sign sin sinh softmax sort split sqrt square squeeze
-std sum t tan tanh topk transpose tril triu unsqueeze var
-""".split())
-
-
 def _from_tensors(name: str) -> Any:
     value = getattr(_tensors, name)
     if isinstance(value, types.ModuleType):  # tensors.nn, tensors.data: not torch's layout
         raise LookupError(name)
     return value
-
-
-def _dtype(name: str) -> Any:
-    canonical = _DTYPES[name]
-    return getattr(_tensors, canonical, None) or np.dtype(canonical)
-
-
-def _method_function(name: str) -> Callable[..., Any]:
-    if name not in _METHOD_FUNCTIONS or not hasattr(Tensor, name):
-        raise LookupError(name)
-    method = name if name != "matmul" or hasattr(Tensor, "matmul") else "__matmul__"
-
-    @functools.wraps(getattr(Tensor, method))
-    def function(input: Any, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"torch.{name}(): argument 'input' must be a Tensor, got "
-                            f"{type(input).__name__}")
-        return getattr(input, method)(*args, **kwargs)
-
-    function.__name__ = function.__qualname__ = name
-    return function
 
 
 def supported_names() -> dict[str, list[str]]:
@@ -133,10 +66,10 @@ def unload_ipython_extension(ipython: Any) -> None:
     uninstall()
 
 
-__getattr__ = _facade.module_getattr(__name__, [_from_tensors, _dtype, _method_function])
+__getattr__ = _facade.module_getattr(__name__, [_from_tensors])
 
 
 def __dir__() -> list[str]:
     from_tensors = [n for n in getattr(_tensors, "__all__", []) if not n.startswith("_")]
-    methods = [n for n in _METHOD_FUNCTIONS if hasattr(Tensor, n)]
-    return sorted(set(__all__) | set(from_tensors) | set(_DTYPES) | set(methods))
+    return sorted(set(__all__) | set(from_tensors) | set(_tensors.DTYPES)
+                  | set(_tensors.FUNCTIONS))
