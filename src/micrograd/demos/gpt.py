@@ -26,6 +26,7 @@ from typing import Any
 import micrograd.torch as torch
 import micrograd.torch.nn as nn
 import micrograd.torch.nn.functional as F
+from micrograd._validate import check_positive_int
 from micrograd.demos.textdata import ProgressBar, TextSource, read_text, save_loss_plot
 
 __all__ = ["SHAKESPEARE", "GPTConfig", "GPTRun", "GPTLanguageModel", "run_demo", "train_gpt"]
@@ -60,9 +61,7 @@ class GPTConfig:
     def check(self) -> None:
         for name in ("block_size", "n_embd", "n_head", "n_layer", "batch_size",
                      "eval_interval", "eval_iters", "steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_positive_int(name, getattr(self, name))
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd ({self.n_embd}) must be a multiple of n_head "
                              f"({self.n_head})")

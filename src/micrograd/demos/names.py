@@ -24,6 +24,7 @@ from typing import Any
 
 import micrograd.torch as torch
 import micrograd.torch.nn.functional as F
+from micrograd._validate import check_positive_int
 from micrograd.demos.textdata import ProgressBar, TextSource, read_text, save_loss_plot
 
 __all__ = ["NAMES", "NamesRun", "build_dataset", "load_words", "run_demo", "sample_names",
@@ -136,8 +137,7 @@ def train_names(words: list[str], steps: int = STEPS, seed: int = SEED,
     """Train on 80% of the names (shuffled by random.Random(42), as the lecture), report the
     train and validation losses, sample `n_samples` names. `sizes`: block_size, n_embd,
     n_hidden. on_step(step, loss) after every step (1-based)."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    check_positive_int("steps", steps)
     block_size = sizes.pop("block_size", BLOCK_SIZE)
     stoi, itos = vocabulary(words)
     shuffled = list(words)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from micrograd._validate import check_positive_int as check_positive_int  # lr_scheduler's
+
 
 def param_value(p: Any) -> Any:
     """The number or array a parameter holds (a Tensor's raw array, a Value's float)."""
@@ -77,11 +79,6 @@ def copy_value(x: Any) -> Any:
 def check_nonnegative(name: str, x: Any) -> None:
     if not isinstance(x, (int, float)) or isinstance(x, bool) or not x >= 0:
         raise ValueError(f"{name} must be a number >= 0, got {x!r}")
-
-
-def check_positive_int(name: str, n: Any) -> None:
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
 
 
 def _is_parameter(p: Any) -> bool:

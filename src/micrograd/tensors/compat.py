@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_positive_int
 from micrograd.tensors.dtypes import as_dtype
 
 # Device names PyTorch knows besides the CPU: recognised only to say clearly they are not here.
@@ -86,8 +87,7 @@ def set_num_threads(n: int) -> None:
     On a busy or small machine one thread is often much faster for the small matrices
     of a learning-size network: BLAS worker threads spin waiting for cores they don't get.
     """
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"set_num_threads needs a positive int, got {n!r}")
+    check_positive_int("set_num_threads: the number of threads", n)
     _threadpool_controller().limit(limits=n, user_api="blas")
 
 

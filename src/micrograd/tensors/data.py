@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_positive_int
 from micrograd.tensors import random as streams
 from micrograd.tensors.function import Tensor, leaf
 from micrograd.tensors.nn.init import _random_fill, random_int64
@@ -149,9 +150,8 @@ class DataLoader:
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
                  worker_init_fn: Any = None, generator: Any = None, *,
                  seed: int | None = None, **ignored: Any):
-        if batch_size is not None and (not isinstance(batch_size, int)
-                                       or isinstance(batch_size, bool) or batch_size < 1):
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if batch_size is not None:
+            check_positive_int("batch_size", batch_size)
         if sampler is not None or batch_sampler is not None:
             raise NotImplementedError("DataLoader(sampler=..., batch_sampler=...) is not "
                                       "supported yet: use shuffle= and generator=")

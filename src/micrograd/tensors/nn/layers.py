@@ -10,16 +10,11 @@ from typing import Any
 import numpy as np
 
 import micrograd.tensors as _tensors
+from micrograd._validate import check_positive_int
 from micrograd.tensors import Tensor
 from micrograd.tensors import functional as F
 from micrograd.tensors.nn import init
 from micrograd.tensors.nn.module import Module, Parameter
-
-
-def _positive_int(name: str, n: Any) -> int:
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
-    return int(n)
 
 
 def _dtype(dtype: Any, device: Any = None) -> np.dtype:
@@ -39,8 +34,8 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None, rng: np.random.Generator | None = None):
         super().__init__()
-        self.in_features = _positive_int("in_features", in_features)
-        self.out_features = _positive_int("out_features", out_features)
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
         kind = _dtype(dtype, device)
         self.weight = _empty((self.out_features, self.in_features), kind)
         if bias:
@@ -70,8 +65,8 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  device: Any = None, dtype: Any = None, _weight: Tensor | None = None):
         super().__init__()
-        self.num_embeddings = _positive_int("num_embeddings", num_embeddings)
-        self.embedding_dim = _positive_int("embedding_dim", embedding_dim)
+        self.num_embeddings = check_positive_int("num_embeddings", num_embeddings)
+        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(f"padding_idx must be within num_embeddings, got {padding_idx}")
@@ -140,7 +135,7 @@ class BatchNorm1d(Module):
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True):
         super().__init__()
-        self.num_features = _positive_int("num_features", num_features)
+        self.num_features = check_positive_int("num_features", num_features)
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
