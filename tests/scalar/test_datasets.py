@@ -6,9 +6,12 @@ import sys
 
 import numpy as np
 import pytest
-import sklearn.datasets as sklearn_datasets  # in the demo extra; a test dependency
+from conftest import optional_module
 
 from micrograd import datasets
+
+# scikit-learn (the demo extra) is the oracle of the tests that use it: they skip without it
+sklearn_datasets = optional_module("sklearn.datasets")
 
 
 def test_tiny_is_the_lectures_dataset():

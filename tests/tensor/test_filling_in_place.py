@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_tensor_semantics import Ours, Torch, assert_same, outcome
+from test_tensor_semantics import Ours, assert_same, outcome
 
 RANDOM_FILLS = {
     "normal_": lambda t: t.normal_(0.0, 1.0),

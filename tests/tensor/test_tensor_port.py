@@ -8,11 +8,12 @@ import sys
 
 import numpy as np
 import pytest
-import torch
-from conftest import ROOT, SRC
+from conftest import ROOT, SRC, require_module
 
 import micrograd
 import micrograd.tensors as mt
+
+torch = require_module("torch")  # twins of torch: the module skips without it
 
 # A PyTorch script as a learner writes it: data in a DataLoader, a Sequential of Linear and
 # ReLU, cross-entropy, an optimizer from torch.optim, a device chosen the usual way, the

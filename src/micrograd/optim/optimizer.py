@@ -35,23 +35,30 @@ def grad_value(p: Any) -> Any:
         return p.grad
 
 
-def subtract_from_param(p: Any, delta: Any) -> None:
-    """p <- p - delta: in place for a Tensor (no new array: the step stays as fast as a
-    rebinding one, and views of the parameter see the change), bumping its version; a
-    Value's number is rebound."""
+def _array_to_change(p: Any) -> Any:
+    """The array to update in place: a Tensor's through its storage API (bumping its
+    version), another parameter's array `.data` as it is; None for a number."""
     try:
-        array = p._array_to_change()
+        return p._array_to_change()
     except AttributeError:
+        data = p.data
+        return data if hasattr(data, "shape") and hasattr(data, "dtype") else None
+
+
+def subtract_from_param(p: Any, delta: Any) -> None:
+    """p <- p - delta: in place for an array (no new array: the step stays as fast as a
+    rebinding one, and views of the parameter see the change); a number is rebound."""
+    array = _array_to_change(p)
+    if array is None:
         p.data = p.data - delta
     else:
         array -= delta
 
 
 def scale_param(p: Any, factor: float) -> None:
-    """p <- p * factor, in place for a Tensor (bumping its version)."""
-    try:
-        array = p._array_to_change()
-    except AttributeError:
+    """p <- p * factor, in place for an array."""
+    array = _array_to_change(p)
+    if array is None:
         p.data = p.data * factor
     else:
         array *= factor
