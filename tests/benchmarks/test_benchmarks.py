@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the speed suite's code paths, run for real
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = {"PASS", "FAIL", "n/a"}
 

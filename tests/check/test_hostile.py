@@ -20,6 +20,8 @@ import pytest
 
 from micrograd.check import check_engine, render_junit, render_text, run_check
 
+pytestmark = pytest.mark.checker  # each test checks a hostile engine in the sandboxed subprocess
+
 HERE = Path(__file__).parent
 HOSTILE = HERE / "hostile"
 CORPUS = HERE / "corpus"

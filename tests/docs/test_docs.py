@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SRC, require_tool, run_python
 
+pytestmark = pytest.mark.slow  # every Python block of the docs runs in a fresh interpreter
+
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = [README, *sorted(DOCS.glob("*.md"))]
