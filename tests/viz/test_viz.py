@@ -133,7 +133,7 @@ def test_missing_dot_program_says_how_to_install_and_keeps_the_source(monkeypatc
 def test_missing_graphviz_package_says_what_to_pip_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "graphviz", None)
     with pytest.raises(ImportError, match="pip install graphviz"):
-        draw_dot(lecture_expression(backward=True))
+        _draw_dot(lecture_expression(backward=True))  # the real one: no skip
 
 
 def test_unlabelled_values_get_short_stable_names():
