@@ -56,6 +56,13 @@ def require_module(name: str):
                     allow_module_level=True)
 
 
+def require_demo_extra() -> None:
+    """The demos run with micrograd[demo] (tqdm, scikit-learn, matplotlib): skip a demo test
+    without it (fail under CI=true)."""
+    for name in ("tqdm", "sklearn", "matplotlib"):
+        require_module(name)
+
+
 class _MissingModule:
     """Stands for a test-only package that is not installed: the test that touches it skips
     (fails under CI=true), so the module's other tests still run."""

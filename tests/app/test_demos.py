@@ -9,16 +9,15 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import require_module
+from conftest import require_demo_extra, require_module
 
 from micrograd import demos
 from micrograd.cli import main
 from micrograd.nn import MLP
 
-# the demo extra (tqdm, scikit-learn, matplotlib) is what every demo runs with: without it,
-# the module skips (the messages for a missing package are tested by blocking imports)
-for _package in ("tqdm", "sklearn", "matplotlib"):
-    require_module(_package)
+# the demo extra is what every demo runs with: without it, the module skips (the messages
+# for a missing package are tested by blocking imports)
+require_demo_extra()
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
