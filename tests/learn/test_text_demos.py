@@ -177,7 +177,7 @@ def test_gpt_learns_below_the_uniform_baseline_and_samples_its_alphabet(verse_fi
     assert len(run.sample) == 61 and set(run.sample) <= set(text)
 
 
-@pytest.mark.slow  # trains through the command line (the gpt one for ~20 s of CPU)
+@pytest.mark.slow  # trains through the command line
 @pytest.mark.parametrize("demo, steps", [("names", 60), ("gpt", 4)])
 def test_the_command_prints_losses_samples_and_writes_the_plot(demo, steps, tmp_path,
                                                                names_file, capsys):
