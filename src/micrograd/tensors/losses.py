@@ -128,11 +128,14 @@ def _class_rows(X: np.ndarray, t: np.ndarray, ignore_index: int, op: str
         if low < 0 or high >= classes:
             raise IndexError(f"Target {low if low < 0 else high} is out of bounds: there are "
                              f"{classes} classes, 0 to {classes - 1}")
-    if X.ndim == 1:
-        return X.reshape(1, -1), t_rows
-    if X.ndim == 2:
-        return X, t_rows
-    return np.moveaxis(X, 1, -1).reshape(-1, classes), t_rows
+    return _to_rows(X), t_rows
+
+
+def _to_rows(A: np.ndarray) -> np.ndarray:
+    """A (C,), (N, C) or (N, C, d1, ...) array as rows (R, C): the class dimension last."""
+    if A.ndim <= 2:
+        return A.reshape(1, -1) if A.ndim == 1 else A
+    return np.moveaxis(A, 1, -1).reshape(-1, A.shape[1])
 
 
 def _from_rows(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -206,10 +209,8 @@ def _cross_entropy_probabilities(input: Tensor, target: Any, weight: Any, reduct
     P = _target_array(target)
     classes = X.shape[0] if X.ndim == 1 else X.shape[1]
     w = _class_weight(weight, X)
-    rows = X.reshape(1, -1) if X.ndim == 1 else np.moveaxis(X, 1, -1).reshape(-1, classes)
-    p_rows = (P.reshape(1, -1) if X.ndim == 1
-              else np.moveaxis(P, 1, -1).reshape(-1, classes)).astype(dtype)
-    logp = _log_softmax_rows(rows)
+    p_rows = _to_rows(P).astype(dtype)
+    logp = _log_softmax_rows(_to_rows(X))
     weighted = (1 - smoothing) * p_rows + smoothing / classes
     if w is not None:
         weighted = weighted * w
