@@ -2,13 +2,15 @@
 #   make demo   -- set up and train the micrograd moons demo (plots go to out/)
 #   make test   -- set up and run the whole test suite
 # and, for development:
+#   make test-fast -- the tests without the slow, browser, notebook and checker-sandbox
+#                     markers (pyproject.toml): the quick check while you work
 #   make docs   -- build the docs site with `mkdocs build --strict` into site/
-#   make lint   -- ruff and mypy with the settings in pyproject.toml
+#   make lint   -- ruff and mypy with the settings in pyproject.toml (needs no `make test`)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench bench-quick docs lint system-deps clean
+.PHONY: demo test test-fast bench bench-quick docs lint system-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +42,9 @@ system-deps:
 
 test: $(VENV)/.test system-deps
 	$(BIN)/python -m pytest -n 2 -q
+
+test-fast: $(VENV)/.test
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser and not notebook and not checker"
 
 bench: $(VENV)/.test
 	$(BIN)/python -m benchmarks

@@ -20,3 +20,27 @@ def check_positive_int(name: str, n: Any) -> int:
     if not is_positive_int(n):
         raise ValueError(f"{name} must be a positive integer, got {n!r}")
     return int(n.__index__())
+
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(reduction: Any) -> str:
+    """reduction itself, or ValueError in torch's words plus what is expected."""
+    if not isinstance(reduction, str) or reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction: reduction must be "
+                         "one of 'mean', 'sum' or 'none'")
+    return reduction
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """reduction, or what torch's deprecated size_average=/reduce= flags mean (with torch's
+    warning): reduce=False -> 'none', size_average=False -> 'sum', else 'mean'."""
+    if size_average is None and reduce is None:
+        return reduction
+    import warnings
+
+    meant = "none" if reduce is False else "sum" if size_average is False else "mean"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{meant}' instead.", UserWarning, stacklevel=3)
+    return meant

@@ -19,6 +19,7 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from micrograd._validate import check_reduction
 from micrograd.engine import Value
 
 Number = int | float
@@ -34,7 +35,6 @@ __all__ = [
     "softplus",
 ]
 
-REDUCTIONS = ("mean", "sum", "none")
 
 
 # --- two stable building blocks ---------------------------------------------------------
@@ -64,7 +64,7 @@ def logsumexp(values: Sequence[Scalar]) -> Value:
 
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
     """Mean squared error: (1/n) sum (p_i - t_i)^2. reduction="sum" is the lecture's loss."""
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if _is_array_node(predictions):
         _check_same_shape(predictions, targets, "mse", "predictions", "targets")
         diff = predictions - targets
@@ -75,7 +75,7 @@ def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
 
 def hinge_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
     """Max-margin (SVM) loss: (1/n) sum relu(1 - y_i s_i), labels y = +1/-1."""
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if _is_array_node(scores):
         labels = _sign_labels_for(scores, labels, "hinge_loss")
         return _reduce_node((1 - labels * scores).relu(), reduction)
@@ -90,7 +90,7 @@ def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
 
     Equals binary cross-entropy of sigmoid(s), but is finite for any score (s = +-1000 too).
     """
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if _is_array_node(scores):
         labels = _sign_labels_for(scores, labels, "logistic_loss")
         # labels may be a list
@@ -118,7 +118,7 @@ def cross_entropy(logits: Sequence[Any], target: Any, reduction: str = "mean") -
     One sample: `logits` is a list of Values (one per class), `target` an int class index.
     A batch: a list of such lists and a list of ints; `reduction` says how to combine them.
     """
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if not isinstance(target, (numbers.Number, str)) and hasattr(target, "__len__"):
         rows, targets = _pair(logits, list(target), "cross_entropy", "logits", "targets")
         losses = [_cross_entropy_one(z, t) for z, t in zip(rows, targets, strict=True)]
@@ -232,11 +232,6 @@ def _map_nested(f: Any, x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [_map_nested(f, item) for item in x]
     return f(x)
-
-
-def _check_reduction(reduction: str) -> None:
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
 def _reduce(losses: list[Value], reduction: str) -> Value | list[Value]:

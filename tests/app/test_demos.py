@@ -9,10 +9,15 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import require_demo_extra, require_module
 
 from micrograd import demos
 from micrograd.cli import main
 from micrograd.nn import MLP
+
+# the demo extra is what every demo runs with: without it, the module skips (the messages
+# for a missing package are tested by blocking imports)
+require_demo_extra()
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -92,6 +97,7 @@ def test_moons_demo_reproduces_the_notebooks_published_numbers_through_the_cli(
 
 
 def torch_twin_losses(model: MLP, X, Y, steps: int, lr: float) -> list[float]:
+    require_module("torch")
     """The same network and plain SGD in PyTorch float64, from the model's initial weights."""
     import torch
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the speed suite's code paths, run for real
+
 ROOT = Path(__file__).resolve().parents[2]
 OPS = 6000  # ~16,000 gc-tracked objects: several generation-0 collections at any default threshold
 

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_module
+
+pytestmark = pytest.mark.slow  # the speed suite's code paths, run for real
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = {"PASS", "FAIL", "n/a"}
@@ -102,7 +105,9 @@ def check_machine(report: str) -> None:
 
 
 @pytest.mark.slow
-def test_quick_suite_completes_and_writes_a_well_formed_report(tmp_path):
+def test_quick_suite_completes_and_writes_a_well_formed_report(tmp_path, mg010):
+    # the report compares with micrograd 0.1.0 (the mg010 fixture) and PyTorch
+    require_module("torch")
     # One test, one run of the suite (~30 s): split into several tests, pytest-xdist would
     # run the suite once per worker.
     report = run_quick_suite(tmp_path / "benchmarks.md")

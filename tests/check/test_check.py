@@ -26,6 +26,8 @@ from micrograd.check import CATALOG, check_engine, explain, render_junit, render
 from micrograd.check.report import SCHEMA
 from micrograd.check.static import static_findings
 
+pytestmark = pytest.mark.checker  # each test checks an engine in the sandboxed subprocess
+
 HERE = Path(__file__).parent
 CORPUS = HERE / "corpus"
 ROOT = HERE.parents[1]

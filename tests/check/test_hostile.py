@@ -20,6 +20,8 @@ import pytest
 
 from micrograd.check import check_engine, render_junit, render_text, run_check
 
+pytestmark = pytest.mark.checker  # each test checks a hostile engine in the sandboxed subprocess
+
 HERE = Path(__file__).parent
 HOSTILE = HERE / "hostile"
 CORPUS = HERE / "corpus"
@@ -205,11 +207,11 @@ def test_the_source_scan_stays_within_its_share_of_the_timeout(tmp_path):
     big = tmp_path / "big.py"
     loop = "for step in range(10):\n" + "    loss.backward()\n    p.data -= 0.1\n" * 20_000
     big.write_text((CORPUS / "correct.py").read_text() + loop)  # ~0.8 MB, 80,000 statements
-    started = time.monotonic()
-    report = check_engine(big, timeout=0.4)  # the scan gets 0.1 s: parsing alone takes more
+    # a limit already spent when the scan starts, on any machine however fast: a limit of
+    # 0.4 s (the scan's share 0.1 s) passed only where parsing the file took longer
+    report = check_engine(big, timeout=1e-6)
     scan = report.by_id("source-scan")
     assert (scan.status, scan.diagnosis) == ("error", "total-timeout")
-    assert time.monotonic() - started < 120  # a generous hang guard, not a speed test
 
 
 def test_the_file_sees_a_clean_environment_and_a_scratch_home(tmp_path, monkeypatch):

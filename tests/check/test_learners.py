@@ -21,6 +21,8 @@ import pytest
 from micrograd.check import check_engine
 from micrograd.check.report import ProbeResult, Report, render_text
 
+pytestmark = pytest.mark.checker  # each test checks a learner's engine in the sandboxed subprocess
+
 LEARNERS = Path(__file__).parent / "learners"
 MANIFEST = json.loads((LEARNERS / "expected.json").read_text(encoding="utf-8"))["engines"]
 NAMED = ("fail", "error", "limit", "warn")

@@ -13,7 +13,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SRC, require_tool, run_python
+from conftest import ROOT, SRC, require_module, require_tool, run_python
+
+pytestmark = pytest.mark.slow  # every Python block of the docs runs in a fresh interpreter
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -72,6 +74,8 @@ def test_every_python_example_in_the_docs_runs(page, index):
     if "my_engine.py" in code:  # the checker's example names the reader's own file
         corpus = ROOT / "tests" / "check" / "corpus" / "correct.py"
         code = code.replace('"my_engine.py"', repr(str(corpus)))
+    if "draw_dot(" in code:  # the picture needs the graphviz package (the viz extra)
+        require_module("graphviz")
     if ".render(" in code:
         require_tool("dot")
     result = run_block(code)

@@ -16,6 +16,8 @@ import pytest
 from conftest import require_module
 from learn_helpers import execute_notebook, separable_digits, write_mnist
 
+pytestmark = pytest.mark.notebook  # each example notebook runs top to bottom in a Jupyter kernel
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.ipynb"))
 nbformat = require_module("nbformat")

@@ -195,6 +195,7 @@ def test_gpt_learns_below_the_uniform_baseline_and_samples_its_alphabet(verse_fi
     assert len(run.sample) == 61 and set(run.sample) <= set(text)
 
 
+@pytest.mark.slow  # trains through the command line
 @pytest.mark.parametrize("demo, steps", [("names", 60), ("gpt", 4)])
 def test_the_command_prints_losses_samples_and_writes_the_plot(demo, steps, tmp_path,
                                                                names_file, capsys):
@@ -229,6 +230,7 @@ def load_on_real_torch(module_name: str, monkeypatch):
     return module
 
 
+@pytest.mark.slow  # the demo trains twice: under PyTorch and under micrograd.torch
 def test_names_demo_prints_pytorchs_numbers(names_file, monkeypatch):
     words = names.load_words(str(names_file))
     ours = names.train_names(words, steps=100, seed=7, n_embd=8, n_hidden=32, n_samples=5)
@@ -241,6 +243,7 @@ def test_names_demo_prints_pytorchs_numbers(names_file, monkeypatch):
     assert ours.samples == theirs.samples  # ... and the same sampled names
 
 
+@pytest.mark.slow  # the demo trains twice: under PyTorch and under micrograd.torch
 def test_gpt_demo_prints_pytorchs_numbers(verse_file, monkeypatch):
     text = verse_file.read_text(encoding="utf-8")
     settings = dict(block_size=8, n_embd=16, n_head=2, n_layer=2, batch_size=4, steps=20,

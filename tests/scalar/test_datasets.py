@@ -6,9 +6,12 @@ import sys
 
 import numpy as np
 import pytest
-import sklearn.datasets as sklearn_datasets  # in the demo extra; a test dependency
+from conftest import optional_module
 
 from micrograd import datasets
+
+# scikit-learn (the demo extra) is the oracle of the tests that use it: they skip without it
+sklearn_datasets = optional_module("sklearn.datasets")
 
 
 def test_tiny_is_the_lectures_dataset():
@@ -74,6 +77,7 @@ def test_spiral_has_balanced_classes_on_growing_radii_and_is_seeded():
 
 
 def test_digits_are_sklearns_scaled_to_unit_range():
+    sklearn_datasets.load_digits  # the dataset is scikit-learn's: skip without it
     X, y = datasets.digits()
     assert X.shape == (1797, 64) and X.min() == 0.0 and X.max() == 1.0
     assert set(np.unique(y)) == set(range(10))

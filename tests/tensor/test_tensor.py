@@ -13,17 +13,20 @@ import weakref
 
 import numpy as np
 import pytest
-import torch
+from conftest import optional_module, require_demo_extra
 
 import micrograd
 from micrograd import autograd
 from micrograd.tensors import functional as F
 from micrograd.tensors import nn
 from micrograd.tensors.data import DataLoader, TensorDataset
-from micrograd.tensors.engine import _unary
+from micrograd.tensors.function import unary as _unary
 from micrograd.tensors.gradcheck import GradcheckError, gradcheck
 
-torch.set_num_threads(1)
+torch = optional_module("torch")  # the tests that use torch skip without it
+
+if torch:
+    torch.set_num_threads(1)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "src")
 
@@ -507,6 +510,7 @@ def test_a_pytorch_training_script_gives_the_same_losses_on_micrograd():
 # --- demos ------------------------------------------------------------------------------
 
 def test_digits_demo_reaches_97_percent_with_a_fixed_seed(tmp_path, capsys):
+    require_demo_extra()
     from micrograd.demos.tensor import run_demo
 
     assert run_demo("digits", out=str(tmp_path), seed=0) == 0
@@ -565,6 +569,7 @@ def test_demo_pictures_leave_the_callers_matplotlib_backend_alone(tmp_path):
 
 
 def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_path):
+    require_demo_extra()
     from sklearn.datasets import make_moons
 
     from micrograd.demos.tensor import _run_moons
@@ -596,6 +601,7 @@ def test_moons_on_the_tensor_engine_matches_the_scalar_engine_step_by_step(tmp_p
 
 
 def test_moons_demo_losses_are_the_same_on_both_engines_for_any_step_count(tmp_path):
+    require_demo_extra()
     from micrograd import demos as scalar_demos
     from micrograd.demos.tensor import train_moons
 
@@ -644,6 +650,7 @@ def test_matrix_products_refuse_mixed_dtypes_as_torch():
 
 
 def test_tensor_moons_demo_prints_and_draws_what_the_scalar_demo_does(tmp_path, capsys):
+    require_demo_extra()
     from micrograd.cli import main
 
     assert main(["demo", "moons", "--steps", "20", "--out", str(tmp_path / "scalar")]) == 0

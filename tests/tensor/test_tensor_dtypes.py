@@ -7,10 +7,12 @@ import itertools
 
 import numpy as np
 import pytest
-import torch
+from conftest import require_module
 
 import micrograd
 import micrograd.tensors
+
+torch = require_module("torch")  # twins of torch: the module skips without it
 
 DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64),
           "int64": (np.int64, torch.int64), "bool": (np.bool_, torch.bool)}

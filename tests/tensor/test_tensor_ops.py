@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
+from conftest import require_module
 
 import micrograd
 from micrograd.tensors import Tensor, cat, stack
 from micrograd.tensors import functional as F
+
+torch = require_module("torch")  # twins of torch: the module skips without it
+require_module("hypothesis")
+from hypothesis import given, settings  # noqa: E402 (after the check above)
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes  # noqa: E402
 
 torch.set_num_threads(1)
 DTYPES = [np.float64, np.float32]

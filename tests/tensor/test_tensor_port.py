@@ -8,11 +8,12 @@ import sys
 
 import numpy as np
 import pytest
-import torch
-from conftest import ROOT, SRC
+from conftest import ROOT, SRC, require_module
 
 import micrograd
 import micrograd.tensors as mt
+
+torch = require_module("torch")  # twins of torch: the module skips without it
 
 # A PyTorch script as a learner writes it: data in a DataLoader, a Sequential of Linear and
 # ReLU, cross-entropy, an optimizer from torch.optim, a device chosen the usual way, the
@@ -183,7 +184,7 @@ def test_every_name_in_the_readme_table_resolves_after_a_bare_import_micrograd()
 
 def test_torch_autograd_gradcheck_of_a_ported_script_is_the_tensor_gradcheck():
     import micrograd as torch_like  # what `import micrograd as torch` gives a ported script
-    from micrograd.tensors.engine import _unary
+    from micrograd.tensors.function import unary as _unary
     from micrograd.tensors.gradcheck import GradcheckError
 
     x = micrograd.tensor([0.3, -1.2], dtype=np.float64, requires_grad=True)

@@ -12,7 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
-from tests.conftest import require_module
+from conftest import require_module
 
 import micrograd
 from micrograd.tensors import Tensor, float64, no_grad

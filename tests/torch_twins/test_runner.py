@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SRC
+from conftest import SRC, require_module
 
 import micrograd.torch as mt
 
@@ -80,6 +80,7 @@ def test_importing_micrograd_torch_does_not_alias_torch_and_the_extension_does(t
 
 
 def test_the_extension_refuses_when_real_torch_is_already_imported(tmp_path):
+    require_module("torch")  # the subprocess imports the real one
     code = ("import torch, micrograd.torch as mt\n"
             "try:\n    mt.load_ipython_extension(None)\n"
             "except RuntimeError as e:\n    print(e)\n")

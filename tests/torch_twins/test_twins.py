@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
 from conftest import require_module
 from twin import assert_twins
+
+pytestmark = pytest.mark.slow  # each twin script runs under torch and under micrograd
 
 require_module("torch")
 

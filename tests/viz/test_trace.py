@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import lecture_expression, lecture_neuron, nodes_by_label
+from conftest import lecture_expression, lecture_neuron, nodes_by_label, require_module
 
 from micrograd.autograd import topological_order
 from micrograd.engine import Value, define_op, weighted_sum
@@ -77,7 +77,7 @@ def test_a_value_used_twice_shows_accumulation():
 
 
 def _torch_grads(build, xs):
-    import torch
+    torch = require_module("torch")
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
     build(ts, torch).backward()
     return [t.grad.item() if t.grad is not None else 0.0 for t in ts]

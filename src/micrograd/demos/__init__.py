@@ -32,6 +32,7 @@ from micrograd.demos.common import (
     format_step,
     moons_plots,
     record,
+    training_steps,
 )
 from micrograd.engine import Value
 from micrograd.nn import MLP
@@ -73,12 +74,11 @@ def train_tiny(
     model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
     run = TrainingRun("tiny", model, X=xs, y=ys)
-    for k in range(steps):
+    def step_loss(k: int) -> tuple[Any, list[Any]]:
         ypred = [model(x) for x in xs]
-        loss = losses.mse(ypred, ys, reduction="sum")  # the lecture's sum((yout - ygt)**2)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        return losses.mse(ypred, ys, reduction="sum"), ypred  # the lecture's sum((yout - ygt)**2)
+
+    for k, (loss, ypred) in training_steps(opt, steps, step_loss):
         record(run, k, loss.data, _accuracy(ypred, ys), on_step)
     return run
 
@@ -92,12 +92,11 @@ def train_xor(
     model = MLP(2, [4, 1], activation="tanh", output_activation="tanh", rng=random.Random(seed))
     opt = SGD(model.parameters(), lr=lr)
     run = TrainingRun("xor", model, X=X, y=Y)
-    for k in range(steps):
+    def step_loss(k: int) -> tuple[Any, list[Any]]:
         ypred = [model(x) for x in X]
-        loss = losses.mse(ypred, Y, reduction="sum")
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        return losses.mse(ypred, Y, reduction="sum"), ypred
+
+    for k, (loss, ypred) in training_steps(opt, steps, step_loss):
         record(run, k, loss.data, _accuracy(ypred, Y), on_step)
     return run
 
@@ -116,16 +115,14 @@ def train_moons(steps: int = 100, seed: int = 1337, on_step: StepCallback = None
     schedule = LinearDecay(opt, decay=0.9, steps=steps)  # lr = 1.0 - 0.9*k/steps
     run = TrainingRun("moons", model, X=X, y=y, predict=lambda points: model_scores(model, points))
     labels = [float(v) for v in y]
-    for k in range(steps):
+    def step_loss(k: int) -> tuple[Any, list[Any]]:
         inputs = [list(map(Value, xrow)) for xrow in X]
         scores = list(map(model, inputs))
         data_loss = losses.hinge_loss(scores, labels)  # sum(relu(1 + -y*s)) * (1.0/n)
         reg_loss = losses.l2_penalty(model.parameters(), alpha=1e-4)
-        total_loss = data_loss + reg_loss
-        opt.zero_grad()
-        total_loss.backward()
-        opt.step()
-        schedule.step()
+        return data_loss + reg_loss, scores
+
+    for k, (total_loss, scores) in training_steps(opt, steps, step_loss, schedule):
         record(run, k, total_loss.data, _accuracy(scores, labels), on_step)
     return run
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,28 @@ def record(run: TrainingRun, k: int, loss: float, accuracy: float, on_step: Step
 def check_steps(steps: Any) -> int:
     """steps as an int, or ValueError: 'steps must be a positive integer, got 0'."""
     return check_positive_int("steps", steps)
+
+
+def training_steps(optimizer: Any, steps: int, step_loss: Callable[[int], Any],
+                   schedule: Any = None) -> Iterator[tuple[int, Any]]:
+    """The loop every demo trains with, on either engine. For k = 0 .. steps-1:
+    result = step_loss(k) (the loss, or a tuple whose first item is the loss), zero the
+    gradients, loss.backward(), optimizer.step(), then schedule.step(); yields (k, result)."""
+    for k in range(steps):
+        result = step_loss(k)
+        loss = result[0] if isinstance(result, tuple) else result
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if schedule is not None:
+            schedule.step()
+        yield k, result
+
+
+def batches_forever(loader: Iterable[Any]) -> Iterator[Any]:
+    """The loader's batches, epoch after epoch (each epoch starts when the last ends)."""
+    while True:
+        yield from loader
 
 
 def format_step(k: int, loss: float, accuracy: float, width: int = 3) -> str:

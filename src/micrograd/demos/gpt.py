@@ -26,6 +26,8 @@ from typing import Any
 import micrograd.torch as torch
 import micrograd.torch.nn as nn
 import micrograd.torch.nn.functional as F
+from micrograd._validate import check_positive_int
+from micrograd.demos.common import training_steps
 from micrograd.demos.textdata import ProgressBar, TextSource, read_text, save_loss_plot
 
 __all__ = ["SHAKESPEARE", "GPTConfig", "GPTRun", "GPTLanguageModel", "run_demo", "train_gpt"]
@@ -61,9 +63,7 @@ class GPTConfig:
     def check(self) -> None:
         for name in ("block_size", "n_embd", "n_head", "n_layer", "batch_size",
                      "eval_interval", "eval_iters", "steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_positive_int(name, getattr(self, name))
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd ({self.n_embd}) must be a multiple of n_head "
                              f"({self.n_head})")
@@ -224,21 +224,23 @@ def train_gpt(text: str, config: GPTConfig | None = None, sample_length: int = 3
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
     run = GPTRun(model, chars)
     start = time.perf_counter()
-    for step in range(config.steps + 1):
-        if step % config.eval_interval == 0 or step == config.steps:
-            estimate = estimate_loss()
-            run.estimates.append((step, estimate["train"], estimate["val"]))
-            if on_estimate is not None:
-                on_estimate(step, estimate["train"], estimate["val"])
-        if step == config.steps:
-            break
+    def estimate(step: int) -> None:
+        losses = estimate_loss()
+        run.estimates.append((step, losses["train"], losses["val"]))
+        if on_estimate is not None:
+            on_estimate(step, losses["train"], losses["val"])
+
+    def step_loss(step: int) -> Any:
+        if step % config.eval_interval == 0:
+            estimate(step)
         _, loss = model(*get_batch("train"))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        return loss
+
+    for step, loss in training_steps(optimizer, config.steps, step_loss):
         run.losses.append(loss.item())
         if on_step is not None:
             on_step(step + 1, run.losses[-1])
+    estimate(config.steps)
     run.seconds = time.perf_counter() - start
     context = torch.zeros((1, 1), dtype=torch.long)  # start from the first character
     run.sample = "".join(chars[i] for i in model.generate(context, sample_length)[0].tolist())

@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
+import micrograd.tensors as T
 from micrograd import datasets
 from micrograd._validate import check_positive_int
 from micrograd.autograd import no_grad
-from micrograd.demos.common import ProgressBar
+from micrograd.demos.common import ProgressBar, batches_forever, training_steps
 from micrograd.optim import Adam
-from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential
@@ -81,19 +81,16 @@ def _train(model: Sequential, optimizer: Adam, loader: DataLoader, total: int, X
            y_test: Any, on_step: StepCallback | None) -> MnistRun:
     losses: list[float] = []
     start = time.perf_counter()
-    step = 0
-    while step < total:
-        for xb, yb in loader:
-            loss = F.cross_entropy(model(xb), yb)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            step += 1
-            losses.append(loss.item())
-            if on_step is not None:
-                on_step(step, total, losses[-1])
-            if step == total:
-                break
+    batches = batches_forever(loader)
+
+    def step_loss(k: int) -> Any:
+        xb, yb = next(batches)
+        return F.cross_entropy(model(xb), yb)
+
+    for k, loss in training_steps(optimizer, total, step_loss):
+        losses.append(loss.item())
+        if on_step is not None:
+            on_step(k + 1, total, losses[-1])
     seconds = time.perf_counter() - start
     predicted = predict(model, X_test)
     accuracy = float((predicted == y_test).mean()) if len(y_test) else math.nan

@@ -24,6 +24,8 @@ from typing import Any
 
 import micrograd.torch as torch
 import micrograd.torch.nn.functional as F
+from micrograd._validate import check_positive_int
+from micrograd.demos.common import training_steps
 from micrograd.demos.textdata import ProgressBar, TextSource, read_text, save_loss_plot
 
 __all__ = ["NAMES", "NamesRun", "build_dataset", "load_words", "run_demo", "sample_names",
@@ -136,8 +138,7 @@ def train_names(words: list[str], steps: int = STEPS, seed: int = SEED,
     """Train on 80% of the names (shuffled by random.Random(42), as the lecture), report the
     train and validation losses, sample `n_samples` names. `sizes`: block_size, n_embd,
     n_hidden. on_step(step, loss) after every step (1-based)."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    check_positive_int("steps", steps)
     block_size = sizes.pop("block_size", BLOCK_SIZE)
     stoi, itos = vocabulary(words)
     shuffled = list(words)
@@ -152,18 +153,17 @@ def train_names(words: list[str], steps: int = STEPS, seed: int = SEED,
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     run = NamesRun(model, len(stoi))
     start = time.perf_counter()
-    for step in range(1, steps + 1):
-        ix = torch.randint(0, Xtr.shape[0], (batch_size,), generator=g)
-        loss = F.cross_entropy(model(Xtr[ix]), Ytr[ix])
-        optimizer.zero_grad()
-        loss.backward()
-        if step == steps * 3 // 4 + 1:  # the lecture's learning-rate decay
+    def step_loss(k: int) -> Any:
+        if k == steps * 3 // 4:  # the lecture's learning-rate decay, from this step on
             for group in optimizer.param_groups:
                 group["lr"] = lr / 10
-        optimizer.step()
+        ix = torch.randint(0, Xtr.shape[0], (batch_size,), generator=g)
+        return F.cross_entropy(model(Xtr[ix]), Ytr[ix])
+
+    for k, loss in training_steps(optimizer, steps, step_loss):
         run.losses.append(loss.item())
         if on_step is not None:
-            on_step(step, run.losses[-1])
+            on_step(k + 1, run.losses[-1])
     run.seconds = time.perf_counter() - start
     run.split_loss = {"train": split_loss(model, Xtr, Ytr), "val": split_loss(model, Xdev, Ydev)}
     run.samples = sample_names(model, itos, n_samples, g, block_size)

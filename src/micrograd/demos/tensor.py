@@ -20,22 +20,25 @@ import random
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
+import micrograd.tensors as T
 from micrograd._validate import is_positive_int
 from micrograd.autograd import no_grad
 from micrograd.demos.common import (
     INSTALL_HINT,
     StepCallback,
     TrainingRun,
+    batches_forever,
     check_steps,
     format_step,
     moons_plots,
     record,
+    training_steps,
 )
 from micrograd.optim import SGD, Adam, LinearDecay
-from micrograd.tensors import engine as T
 from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential, from_scalar_mlp
@@ -97,19 +100,16 @@ def _train_digits(out: str | None, steps: int, seed: int, batch_size: int, lr: f
 
     start = time.perf_counter()
     progress = _progress(steps, "digits", verbose)
-    step = 0
-    while step < steps:
-        for xb, yb in loader:
-            loss = F.cross_entropy(model(xb), yb)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            step += 1
-            if step % 50 == 0 or step == steps:
-                progress.set_postfix(loss=f"{loss.item():.4f}")
-            progress.update(1)
-            if step == steps:
-                break
+    batches = batches_forever(loader)
+
+    def step_loss(k: int) -> Any:
+        xb, yb = next(batches)
+        return F.cross_entropy(model(xb), yb)
+
+    for k, loss in training_steps(optimizer, steps, step_loss):
+        if (k + 1) % 50 == 0 or k + 1 == steps:
+            progress.set_postfix(loss=f"{loss.item():.4f}")
+        progress.update(1)
     progress.close()
     seconds = time.perf_counter() - start
 
@@ -191,16 +191,14 @@ def train_moons(steps: int = MOONS_STEPS, seed: int = MOONS_SEED,
             return model(T.tensor(points)).numpy().ravel()
 
     run = TrainingRun("moons", model, X=X, y=y, predict=predict)
-    for k in range(steps):
+    def step_loss(k: int) -> tuple[Any, Any]:
         scores = model(inputs).reshape(-1)
         data_loss = (1 - labels * scores).relu().mean()  # hinge (max-margin) loss
         reg_loss = 1e-4 * sum((p * p).sum() for p in params)  # L2, alpha = 1e-4
-        total = data_loss + reg_loss
-        accuracy = float(((scores._array > 0) == (y > 0)).mean())
-        model.zero_grad()
-        total.backward()
-        optimizer.step()
-        schedule.step()
+        return data_loss + reg_loss, scores
+
+    for k, (total, scores) in training_steps(optimizer, steps, step_loss, schedule):
+        accuracy = float(((scores.numpy() > 0) == (y > 0)).mean())
         record(run, k, total.item(), accuracy, on_step)
     return run
 

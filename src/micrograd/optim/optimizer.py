@@ -7,12 +7,16 @@ A parameter is any object whose `.data` and `.grad` support `+ - * / **` with fl
 Parameter and gradient values are read and written through the accessors below and
 nowhere else. A Tensor's `.data`/`.grad` are Tensors (as torch's), so for a Tensor they
 use its raw arrays `_array`/`_grad_array`: plain numpy arithmetic, no Tensor made per step.
+A write goes through the Tensor's storage API (`_array_to_change`), which bumps its version
+as torch's in-place `add_` does: a graph that saved the old weights cannot backward().
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from micrograd._validate import check_positive_int as check_positive_int  # lr_scheduler's
 
 
 def param_value(p: Any) -> Any:
@@ -31,23 +35,33 @@ def grad_value(p: Any) -> Any:
         return p.grad
 
 
+def _array_to_change(p: Any) -> Any:
+    """The array to update in place: a Tensor's through its storage API (bumping its
+    version), another parameter's array `.data` as it is; None for a number."""
+    try:
+        return p._array_to_change()
+    except AttributeError:
+        data = p.data
+        return data if hasattr(data, "shape") and hasattr(data, "dtype") else None
+
+
 def subtract_from_param(p: Any, delta: Any) -> None:
     """p <- p - delta: in place for an array (no new array: the step stays as fast as a
     rebinding one, and views of the parameter see the change); a number is rebound."""
-    old = param_value(p)
-    if hasattr(old, "shape") and hasattr(old, "dtype"):
-        old -= delta
+    array = _array_to_change(p)
+    if array is None:
+        p.data = p.data - delta
     else:
-        p.data = old - delta
+        array -= delta
 
 
 def scale_param(p: Any, factor: float) -> None:
     """p <- p * factor, in place for an array."""
-    old = param_value(p)
-    if hasattr(old, "shape") and hasattr(old, "dtype"):
-        old *= factor
+    array = _array_to_change(p)
+    if array is None:
+        p.data = p.data * factor
     else:
-        p.data = old * factor
+        array *= factor
 
 
 def zeros_like(x: Any) -> Any:
@@ -72,11 +86,6 @@ def copy_value(x: Any) -> Any:
 def check_nonnegative(name: str, x: Any) -> None:
     if not isinstance(x, (int, float)) or isinstance(x, bool) or not x >= 0:
         raise ValueError(f"{name} must be a number >= 0, got {x!r}")
-
-
-def check_positive_int(name: str, n: Any) -> None:
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
 
 
 def _is_parameter(p: Any) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_positive_int
 from micrograd.tensors import threads
 from micrograd.tensors.dtypes import as_dtype
 
@@ -88,8 +89,7 @@ def set_num_threads(n: int) -> None:
     On a busy or small machine one thread is often much faster for the small matrices
     of a learning-size network: BLAS worker threads spin waiting for cores they don't get.
     """
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"set_num_threads needs a positive int, got {n!r}")
+    check_positive_int("set_num_threads: the number of threads", n)
     threads.set_max_threads(n)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_positive_int
 from micrograd.tensors import random as streams
 from micrograd.tensors.function import Tensor, leaf
 from micrograd.tensors.nn.init import _random_fill, random_int64
@@ -166,13 +167,10 @@ class DataLoader:
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
                  worker_init_fn: Any = None, generator: Any = None, *,
                  seed: int | None = None, **ignored: Any):
-        if batch_size is not None and (not isinstance(batch_size, int)
-                                       or isinstance(batch_size, bool) or batch_size < 1):
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if generator is not None and not isinstance(generator, (streams.Generator,
-                                                                np.random.Generator)):
-            raise TypeError("DataLoader's generator must be a torch.Generator (or a numpy "
-                            f"Generator), got {type(generator).__name__}")
+        if batch_size is not None:
+            check_positive_int("batch_size", batch_size)
+        if not isinstance(generator, np.random.Generator):  # else numpy's numbers
+            streams.resolve_stream(generator)  # the generator= check of every random function
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:

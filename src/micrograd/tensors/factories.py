@@ -22,26 +22,6 @@ from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import ArrayLike, Tensor
 
 
-class _NumpyState:
-    generator = np.random.default_rng()
-
-
-_numpy = _NumpyState()
-
-
-def manual_seed(seed: int) -> Generator:
-    """Seed the global generator (torch's stream, behind rand/randn/...) as torch.manual_seed,
-    and the numpy generator the older layers draw their initial weights from."""
-    _numpy.generator = np.random.default_rng(seed)
-    return streams.manual_seed(seed)
-
-
-def numpy_generator() -> np.random.Generator:
-    """The numpy generator older layers (micrograd.tensors.nn.Linear) draw weights from;
-    reseeded by manual_seed."""
-    return _numpy.generator
-
-
 def _size(shape: tuple, size: Any) -> tuple:
     if size is not None:
         if shape:
@@ -317,7 +297,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None,
                  requires_grad, device)
 
 
-seed, initial_seed = streams.seed, streams.initial_seed
+seed, initial_seed, manual_seed = streams.seed, streams.initial_seed, streams.manual_seed
 default_generator = streams.default_generator
 
 

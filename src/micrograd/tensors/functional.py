@@ -1,5 +1,7 @@
-"""Functions on tensors, as torch.nn.functional: activations, a fused linear layer, losses
-(`losses.py`), normalisation (`normalization.py`), dropout, embedding, one_hot, pad.
+"""Functions on tensors, as torch.nn.functional (which re-exports this module): activations,
+a fused linear layer, losses (fused: `losses.py`; composed: `composed_losses.py`),
+normalisation (`normalization.py`), dropout, embedding, one_hot, pad. One function per
+torch name.
 
 `linear`, `gelu`, `embedding`, `layer_norm`, `batch_norm` and the losses are single graph
 nodes with closed-form gradients. The lecture
@@ -17,6 +19,19 @@ import numpy as np
 
 from micrograd.tensors import random as streams
 from micrograd.tensors.attention import scaled_dot_product_attention
+from micrograd.tensors.composed_losses import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node, unary
 from micrograd.tensors.losses import (
@@ -44,6 +59,17 @@ __all__ = [
     "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "smooth_l1_loss",
+    "huber_loss",
+    "kl_div",
+    "poisson_nll_loss",
+    "gaussian_nll_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multilabel_soft_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
     "gelu",
     "dropout",
     "embedding",

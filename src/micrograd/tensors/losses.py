@@ -1,8 +1,10 @@
 """Loss functions, as torch.nn.functional: each one graph node with a closed-form gradient.
 
-cross_entropy (with ignore_index, label_smoothing and reduction=), nll_loss, mse_loss,
-l1_loss, binary_cross_entropy and binary_cross_entropy_with_logits. A training step ends
-in one of these, so fusing saves several nodes (and temporaries) per step.
+cross_entropy and nll_loss (weight=, ignore_index=, label_smoothing=, class dim 1 of
+(N, C, d1, ...) input, class-probability targets), mse_loss, l1_loss, binary_cross_entropy
+and binary_cross_entropy_with_logits (weight=, pos_weight=). A training step ends in one
+of these, so fusing saves several nodes (and temporaries) per step. They are THE
+implementation of these torch names: `torch.nn.functional` and `nn.*Loss` call them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_reduction, legacy_reduction
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors.dtypes import promote
 from micrograd.tensors.function import Tensor, accumulate, node
@@ -18,37 +21,13 @@ from micrograd.tensors.function import Tensor, accumulate, node
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
     """The reduced loss and the factor each element's gradient gets (None: per element)."""
+    check_reduction(reduction)
     if reduction == "mean":  # sum * (1/n): ndarray.mean() costs several µs of Python
         scale = 1.0 / losses.size if losses.size else np.nan
         return np.asarray(losses.sum() * scale), scale
     if reduction == "sum":
         return np.asarray(losses.sum()), 1.0
-    if reduction == "none":
-        return losses, None
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-
-
-def _class_targets(target: Any, logits: np.ndarray, ignore_index: int | None = None
-                   ) -> np.ndarray:
-    t = target._array if isinstance(target, Tensor) else np.asarray(target)
-    if t.dtype.kind not in "iu":
-        raise TypeError(
-            f"target must hold integer class indices (int64), got dtype {t.dtype}; "
-            "e.g. tensor([0, 2, 1])"
-        )
-    expected = logits.shape[:-1]
-    if t.shape != expected:
-        raise ValueError(
-            f"target of shape {t.shape} does not match logits of shape {logits.shape} "
-            f"(expected target shape {expected})"
-        )
-    checked = t if ignore_index is None else t[t != ignore_index]
-    if checked.size:
-        low, high = checked.min(), checked.max()
-        if low < 0 or high >= logits.shape[-1]:
-            bad = low if low < 0 else high
-            raise IndexError(f"target {bad} is out of bounds for {logits.shape[-1]} classes")
-    return t
+    return losses, None
 
 
 def _row_max(X: np.ndarray) -> np.ndarray:
@@ -61,34 +40,34 @@ def _row_max(X: np.ndarray) -> np.ndarray:
     return X.max(axis=-1, keepdims=True)
 
 
-def _check_reduction(reduction: str) -> None:
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+def cross_entropy(input: Tensor, target: Any, weight: Any = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """-log softmax(input)[target] over the class dimension (dim 1, or 0 for 1-d input);
+    one node with d/dinput = softmax(input) - onehot(target).
 
-
-def cross_entropy(input: Tensor, target: Any, weight: Any = None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    """-log softmax(input)[target], for logits (N, C) or (C,) and integer targets; one node
-    with d/dinput = softmax(input) - onehot(target).
-
-    As torch: targets equal to `ignore_index` add nothing (and the mean is over the others);
+    As torch: input (C,), (N, C) or (N, C, d1, ...); target class indices, or class
+    probabilities of input's shape; weight[c] scales class c (the mean divides by the
+    weight of the targets kept); targets equal to `ignore_index` add nothing;
     label_smoothing=e mixes the target with the uniform distribution, (1 - e) onehot + e/C.
     """
-    if isinstance(weight, str):  # the old signature cross_entropy(input, target, reduction)
-        weight, reduction = None, weight
-    if weight is not None:
-        raise NotImplementedError("cross_entropy: class weights (weight=) are not supported")
-    _check_reduction(reduction)
+    reduction = check_reduction(legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     X = input._array
-    if X.ndim not in (1, 2):
-        raise ValueError(f"cross_entropy expects logits of shape (N, C) or (C,), got {X.shape}")
-    t = _class_targets(target, X, ignore_index)
-    ignored = t == ignore_index
-    if label_smoothing == 0.0 and not ignored.any():
-        return _cross_entropy(input, t, reduction)
-    return _cross_entropy_general(input, t, ignored, reduction, label_smoothing)
+    if X.ndim == 0:
+        raise ValueError("cross_entropy expects logits of shape (C,), (N, C) or "
+                         "(N, C, d1, ...), got a 0-d tensor")
+    t = _target_array(target)
+    if t.dtype.kind == "f" and t.shape == X.shape:
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
+    rows, t_rows = _class_rows(X, t, ignore_index, "cross_entropy")
+    w = _class_weight(weight, X)
+    ignored = t_rows == ignore_index
+    if X.ndim <= 2 and w is None and label_smoothing == 0.0 and not ignored.any():
+        return _cross_entropy(input, t, reduction)  # the common case, fastest
+    return _class_loss(input, rows, t_rows, ~ignored, w, reduction, label_smoothing,
+                       from_logits=True)
 
 
 def _log_softmax_rows(X: np.ndarray) -> np.ndarray:
@@ -121,104 +100,196 @@ def _cross_entropy(input: Tensor, t: np.ndarray, reduction: str) -> Tensor:
     return node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
 
 
-def _cross_entropy_general(input: Tensor, t: np.ndarray, ignored: np.ndarray,
-                           reduction: str, smoothing: float) -> Tensor:
-    """With ignored targets and/or label smoothing: per row,
-    loss = (1 - e) (-logp[target]) + e mean_c(-logp[c]), and 0 for an ignored row;
-    d/dinput = softmax - ((1 - e) onehot + e / C), 0 for an ignored row."""
-    X = input._array
-    squeeze = X.ndim == 1
-    X2 = X.reshape(1, -1) if squeeze else X
-    t2, keep = t.reshape(-1), ~ignored.reshape(-1)
-    classes = X2.shape[-1]
-    logp = _log_softmax_rows(X2)
-    rows = np.arange(X2.shape[0])
-    safe = np.where(keep, t2, 0)
-    nll = -logp[rows, safe]
-    per_row = (1 - smoothing) * nll
+def _target_array(target: Any) -> np.ndarray:
+    return target._array if isinstance(target, Tensor) else np.asarray(target)
+
+
+def _class_rows(X: np.ndarray, t: np.ndarray, ignore_index: int, op: str
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """X with its class dimension (dim 1, or 0 for 1-d input) moved last and the rest
+    flattened, (R, C); and the R targets, checked as torch checks them."""
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"{op}: target must hold integer class indices (int64), got dtype "
+                        f"{t.dtype}; e.g. tensor([0, 2, 1])")
+    expected = () if X.ndim == 1 else (X.shape[0], *X.shape[2:])
+    if t.shape != expected:
+        if X.ndim == 2 and t.ndim == 1:
+            raise ValueError(f"Expected input batch_size ({X.shape[0]}) to match target "
+                             f"batch_size ({t.shape[0]}): logits of shape {X.shape}, target "
+                             f"of shape {t.shape}")
+        raise ValueError(f"{op}: expected target size {list(expected)}, got {list(t.shape)} "
+                         f"(for input of shape {list(X.shape)}, classes in dim "
+                         f"{0 if X.ndim == 1 else 1})")
+    classes = X.shape[0] if X.ndim == 1 else X.shape[1]
+    t_rows = t.reshape(-1)
+    checked = t_rows[t_rows != ignore_index]
+    if checked.size:
+        low, high = checked.min(), checked.max()
+        if low < 0 or high >= classes:
+            raise IndexError(f"Target {low if low < 0 else high} is out of bounds: there are "
+                             f"{classes} classes, 0 to {classes - 1}")
+    return _to_rows(X), t_rows
+
+
+def _to_rows(A: np.ndarray) -> np.ndarray:
+    """A (C,), (N, C) or (N, C, d1, ...) array as rows (R, C): the class dimension last."""
+    if A.ndim <= 2:
+        return A.reshape(1, -1) if A.ndim == 1 else A
+    return np.moveaxis(A, 1, -1).reshape(-1, A.shape[1])
+
+
+def _from_rows(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The inverse of _class_rows for a gradient (R, C)."""
+    if len(shape) <= 2:
+        return d.reshape(shape)
+    return np.moveaxis(d.reshape(shape[0], *shape[2:], shape[1]), -1, 1)
+
+
+def _class_weight(weight: Any, X: np.ndarray) -> np.ndarray | None:
+    if weight is None:
+        return None
+    w = weight._array if isinstance(weight, Tensor) else np.asarray(weight)
+    classes = X.shape[0] if X.ndim == 1 else X.shape[1]
+    if w.shape != (classes,):
+        raise ValueError(f"weight tensor should be defined either for all {classes} classes "
+                         f"or no classes but got weight tensor of shape: {list(w.shape)}")
+    return w.astype(X.dtype, copy=False)
+
+
+def _per_row_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return () if len(shape) == 1 else (shape[0], *shape[2:])
+
+
+def _class_loss(input: Tensor, rows: np.ndarray, t: np.ndarray, keep: np.ndarray,
+                w: np.ndarray | None, reduction: str, smoothing: float, from_logits: bool
+                ) -> Tensor:
+    """The general class-index loss, rows (R, C) of logits (from_logits) or log-probabilities:
+    per row, keep * ((1 - e) w[t] (-logp[t]) + e/C sum_c w_c (-logp[c])); the mean divides by
+    sum(keep * w[t]). d/dlogp is minus those coefficients; through log_softmax,
+    d/dlogits = d/dlogp - softmax * sum_c d/dlogp."""
+    X, dtype = input._array, input._array.dtype
+    logp = _log_softmax_rows(rows) if from_logits else rows
+    classes, index = rows.shape[-1], np.arange(rows.shape[0])
+    safe = np.where(keep, t, 0)
+    target_weight = keep.astype(dtype) if w is None else np.where(keep, w[safe], 0).astype(dtype)
+    coefficient = np.zeros(rows.shape, dtype=dtype)  # -d(per row loss)/d logp
+    coefficient[index, safe] = (1 - smoothing) * target_weight
     if smoothing:
-        per_row = per_row - smoothing * logp.mean(axis=-1)
-    per_row = np.where(keep, per_row, 0).astype(X.dtype)
-    count = int(keep.sum())
+        coefficient += (smoothing / classes) * keep[:, None] * (1 if w is None else w)
+    per_row = -(coefficient * logp).sum(axis=-1).astype(dtype)
     if reduction == "none":
-        loss, scale = (per_row[0] if squeeze else per_row), None
+        loss, scale = per_row.reshape(_per_row_shape(X.shape)), None
     elif reduction == "sum":
         loss, scale = np.asarray(per_row.sum()), 1.0
     else:
+        total = target_weight.sum()
         with np.errstate(all="ignore"):  # every target ignored: nan, as in torch
-            loss = np.asarray(per_row.sum() / X.dtype.type(count))
-        scale = 1.0 / count if count else np.nan
-    loss = np.asarray(loss, dtype=X.dtype)
+            loss = np.asarray(per_row.sum() / total)
+        scale = 1.0 / total if total else np.nan
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
-        d = np.exp(logp)
-        d[rows, safe] -= 1 - smoothing
-        if smoothing:
-            d -= smoothing / classes
-        d *= keep[:, None]
-        if scale is None:
-            d *= np.reshape(g, (-1, 1))
-        else:
-            d *= g * scale
-        accumulate(input, d.reshape(X.shape))
+        d = -coefficient * (np.reshape(g, (-1, 1)) if scale is None else g * scale)
+        if from_logits:
+            d -= np.exp(logp) * d.sum(axis=-1, keepdims=True)
+        accumulate(input, _from_rows(d.astype(dtype, copy=False), X.shape))
 
-    return node(loss, (input,), "cross_entropy", grad_fn, input._requires_grad)
+    name = "cross_entropy" if from_logits else "nll_loss"
+    return node(np.asarray(loss, dtype=dtype), (input,), name, grad_fn, input._requires_grad)
 
 
-def nll_loss(input: Tensor, target: Any, weight: Any = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
-    """-input[target], averaged over the targets not equal to ignore_index: the loss for
-    log-probabilities (after log_softmax); one node, d/dinput = -1/count at the targets."""
-    if isinstance(weight, str):  # the old signature nll_loss(input, target, reduction)
-        weight, reduction = None, weight
-    if weight is not None:
-        raise NotImplementedError("nll_loss: class weights (weight=) are not supported")
-    _check_reduction(reduction)
-    X = input._array
-    if X.ndim not in (1, 2):
-        raise ValueError(f"nll_loss expects input of shape (N, C) or (C,), got {X.shape}")
-    t = _class_targets(target, X, ignore_index)
-    X2 = X.reshape(1, -1) if X.ndim == 1 else X
-    keep = (t != ignore_index).reshape(-1)
-    rows, safe = np.arange(X2.shape[0]), np.where(keep, t.reshape(-1), 0)
-    per_row = np.where(keep, -X2[rows, safe], 0).astype(X.dtype)
-    count = int(keep.sum())
+def _cross_entropy_probabilities(input: Tensor, target: Any, weight: Any, reduction: str,
+                                 smoothing: float) -> Tensor:
+    """Class probabilities as target (input's shape): per row -sum_c w_c p_c logp_c with
+    p = (1 - e) target + e/C; the mean divides by the number of rows, as torch."""
+    X, dtype = input._array, input._array.dtype
+    target_t = target if isinstance(target, Tensor) else None
+    P = _target_array(target)
+    classes = X.shape[0] if X.ndim == 1 else X.shape[1]
+    w = _class_weight(weight, X)
+    p_rows = _to_rows(P).astype(dtype)
+    logp = _log_softmax_rows(_to_rows(X))
+    weighted = (1 - smoothing) * p_rows + smoothing / classes
+    if w is not None:
+        weighted = weighted * w
+    per_row = -(weighted * logp).sum(axis=-1).astype(dtype)
+    loss, scale = _reduce(per_row, reduction)
     if reduction == "none":
-        loss, scale = (per_row[0] if X.ndim == 1 else per_row), None
-    elif reduction == "sum":
-        loss, scale = per_row.sum(), 1.0
-    else:
-        with np.errstate(all="ignore"):
-            loss = per_row.sum() / X.dtype.type(count)
-        scale = 1.0 / count if count else np.nan
+        loss = loss.reshape(_per_row_shape(X.shape))
+    needs_target = target_t is not None and target_t._requires_grad
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
-        d = np.zeros(X2.shape, dtype=X.dtype)
-        weights = -keep.astype(X.dtype) * (np.reshape(g, -1) if scale is None else g * scale)
-        d[rows, safe] = weights
-        accumulate(input, d.reshape(X.shape))
+        upstream = np.reshape(g, (-1, 1)) if scale is None else g * scale
+        if input._requires_grad:
+            d = -weighted * upstream
+            d -= np.exp(logp) * d.sum(axis=-1, keepdims=True)
+            accumulate(input, _from_rows(d.astype(dtype, copy=False), X.shape))
+        if needs_target:
+            assert target_t is not None
+            d_p = -(1 - smoothing) * logp * (1 if w is None else w) * upstream
+            accumulate(target_t, _from_rows(d_p.astype(dtype, copy=False), X.shape))
 
-    return node(np.asarray(loss, dtype=X.dtype), (input,), "nll_loss", grad_fn,
-                input._requires_grad)
+    inputs = (input, target_t) if needs_target and target_t is not None else (input,)
+    return node(np.asarray(loss, dtype=dtype), inputs, "cross_entropy", grad_fn)
 
 
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """mean((input - target)^2);  d/dinput = 2 (input - target) / N  (target likewise, negated)."""
+def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """-input[target] (times weight[target]) for log-probabilities (after log_softmax), over
+    the class dimension (dim 1, or 0 for 1-d input); targets equal to ignore_index add
+    nothing, and the mean divides by the weight of the targets kept. One node:
+    d/dinput = -weight[target] at the targets."""
+    reduction = check_reduction(legacy_reduction(size_average, reduce, reduction))
+    X = input._array
+    if X.ndim == 0:
+        raise ValueError("nll_loss expects input of shape (C,), (N, C) or (N, C, d1, ...), "
+                         "got a 0-d tensor")
+    rows, t_rows = _class_rows(X, _target_array(target), ignore_index, "nll_loss")
+    return _class_loss(input, rows, t_rows, t_rows != ignore_index, _class_weight(weight, X),
+                       reduction, 0.0, from_logits=False)
+
+
+def _pair(input: Tensor, target: Any, op: str) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """target as a Tensor, and both arrays, checked to have one shape and promoted."""
     if not isinstance(target, Tensor):
         target = Tensor(np.asarray(target, dtype=input._array.dtype))
     X, Y = input._array, target._array
     if X.shape != Y.shape:
-        raise ValueError(
-            f"mse_loss: input shape {X.shape} and target shape {Y.shape} must be equal"
-        )
+        raise ValueError(f"{op}: input shape {X.shape} and target shape {Y.shape} must be "
+                         "equal")
     if X.dtype != Y.dtype:  # PyTorch's promotion: an int64 target keeps a float32 loss
-        X, Y = promote(X, Y, "mse_loss")
+        X, Y = promote(X, Y, op)
+    return target, X, Y
+
+
+def _weighted(unweighted: Any, input: Tensor, target: Any, weight: Any, reduction: str
+              ) -> Tensor:
+    """torch's weight= of mse_loss and l1_loss: weight (input's shape) times each element's
+    loss; the mean divides by the sum of the weights."""
+    weight = weight if isinstance(weight, Tensor) else Tensor(
+        np.asarray(weight, dtype=input._array.dtype))
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"Weights and input must have the same size: weight "
+                         f"{list(weight.shape)}, input {list(input.shape)}")
+    losses = unweighted(input, target, reduction="none") * weight
+    if check_reduction(reduction) == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / weight.sum()
+
+
+def mse_loss(input: Tensor, target: Any, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Any = None) -> Tensor:
+    """mean((input - target)^2);  d/dinput = 2 (input - target) / N  (target likewise, negated).
+    With weight=: sum(weight (input - target)^2) / sum(weight), as torch."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(mse_loss, input, target, weight, reduction)
+    target, X, Y = _pair(input, target, "mse_loss")
     diff = X - Y
     loss, scale = _reduce(diff * diff, reduction)
 
@@ -235,20 +306,13 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     return node(loss, (input, target), "mse_loss", grad_fn)
 
 
-def _pair(input: Tensor, target: Any, op: str) -> tuple[Tensor, np.ndarray, np.ndarray]:
-    if not isinstance(target, Tensor):
-        target = Tensor(np.asarray(target, dtype=input._array.dtype))
-    X, Y = input._array, target._array
-    if X.shape != Y.shape:
-        raise ValueError(f"{op}: input shape {X.shape} and target shape {Y.shape} must be "
-                         "equal")
-    if X.dtype != Y.dtype:
-        X, Y = promote(X, Y, op)
-    return target, X, Y
-
-
-def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """mean |input - target|;  d/dinput = sign(input - target) / N."""
+def l1_loss(input: Tensor, target: Any, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean", weight: Any = None) -> Tensor:
+    """mean |input - target|;  d/dinput = sign(input - target) / N. With weight=:
+    sum(weight |input - target|) / sum(weight), as torch."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(l1_loss, input, target, weight, reduction)
     target, X, Y = _pair(input, target, "l1_loss")
     diff = X - Y
     loss, scale = _reduce(np.abs(diff), reduction)
@@ -266,16 +330,25 @@ def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     return node(loss, (input, target), "l1_loss", grad_fn)
 
 
+def _optional_weight(weight: Any, dtype: np.dtype) -> np.ndarray | None:
+    if weight is None:
+        return None
+    return (weight._array if isinstance(weight, Tensor) else np.asarray(weight)).astype(
+        dtype, copy=False)
+
+
 def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
+                         size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
-    """-(t log p + (1 - t) log(1 - p)) for probabilities p = input, each log clamped at
-    -100 as torch does;  d/dp = (p - t) / max(p (1 - p), 1e-12)."""
+    """-w (t log p + (1 - t) log(1 - p)) for probabilities p = input, each log clamped at
+    -100 as torch does;  d/dp = w (p - t) / max(p (1 - p), 1e-12),
+    d/dt = w (log(1 - p) - log p)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     target, P, Y = _pair(input, target, "binary_cross_entropy")
     if P.size and (P.min() < 0 or P.max() > 1):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
                          "and 1 (probabilities; for logits use binary_cross_entropy_with_logits)")
-    w = None if weight is None else (weight._array if isinstance(weight, Tensor)
-                                     else np.asarray(weight, dtype=P.dtype))
+    w = _optional_weight(weight, P.dtype)
     with np.errstate(divide="ignore"):
         log_p = np.maximum(np.log(P), -100)
         log_q = np.maximum(np.log1p(-P), -100)
@@ -286,28 +359,35 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
-        if g is None or not input._requires_grad:
+        if g is None:
             return
-        d = (P - Y) / np.maximum(P * (1 - P), 1e-12)
-        if w is not None:
-            d = d * w
-        accumulate(input, d * (g if scale is None else g * scale))
+        upstream = (g if scale is None else g * scale) * (1 if w is None else w)
+        if input._requires_grad:
+            accumulate(input, (P - Y) / np.maximum(P * (1 - P), 1e-12) * upstream)
+        if target._requires_grad:
+            accumulate(target, (log_q - log_p) * upstream)
 
-    return node(loss, (input,), "binary_cross_entropy", grad_fn, input._requires_grad)
+    return node(loss, (input, target), "binary_cross_entropy", grad_fn)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,
+                                     size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None
                                      ) -> Tensor:
-    """binary_cross_entropy(sigmoid(x), t) computed stably from the logits x:
-    max(x, 0) - x t + log(1 + e^-|x|);  d/dx = sigmoid(x) - t."""
-    if pos_weight is not None:
-        raise NotImplementedError("binary_cross_entropy_with_logits: pos_weight is not "
-                                  "supported")
+    """binary_cross_entropy(sigmoid(x), t) computed stably from the logits x, with
+    l = 1 + (pos_weight - 1) t weighing the positive term (pos_weight broadcasts over the
+    last dimension, the classes): (1 - t) x + l softplus(-x), softplus(-x) =
+    log(1 + e^-|x|) + max(-x, 0);  d/dx = (1 - t) - l sigmoid(-x) (= sigmoid(x) - t without
+    pos_weight), d/dt = -x + (pos_weight - 1) softplus(-x)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     target, X, Y = _pair(input, target, "binary_cross_entropy_with_logits")
-    w = None if weight is None else (weight._array if isinstance(weight, Tensor)
-                                     else np.asarray(weight, dtype=X.dtype))
-    losses = np.maximum(X, 0) - X * Y + np.log1p(np.exp(-np.abs(X)))
+    w = _optional_weight(weight, X.dtype)
+    pw = _optional_weight(pos_weight, X.dtype)
+    softplus_neg = np.log1p(np.exp(-np.abs(X))) + np.maximum(-X, 0)
+    if pw is None:
+        losses = (1 - Y) * X + softplus_neg
+    else:
+        losses = (1 - Y) * X + (1 + (pw - 1) * Y) * softplus_neg
     if w is not None:
         losses = losses * w
     loss, scale = _reduce(losses.astype(X.dtype), reduction)
@@ -316,14 +396,15 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         g = result._grad_array
         if g is None:
             return
-        d = ARRAYS.sigmoid(X) - Y
-        if w is not None:
-            d = d * w
-        d = d * (g if scale is None else g * scale)
+        upstream = (g if scale is None else g * scale) * (1 if w is None else w)
         if input._requires_grad:
-            accumulate(input, d)
-        if target._requires_grad:  # d/dt = -x
-            accumulate(target, -X * (g if scale is None else g * scale)
-                       * (1 if w is None else w))
+            if pw is None:
+                d = ARRAYS.sigmoid(X) - Y
+            else:
+                d = (1 - Y) - (1 + (pw - 1) * Y) * ARRAYS.sigmoid(-X)
+            accumulate(input, d * upstream)
+        if target._requires_grad:
+            d_t = -X if pw is None else -X + (pw - 1) * softplus_neg
+            accumulate(target, d_t * upstream)
 
     return node(loss, (input, target), "binary_cross_entropy_with_logits", grad_fn)

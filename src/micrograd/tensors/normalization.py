@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensors import versions
 from micrograd.tensors.function import Tensor, accumulate, node
 
 
@@ -140,18 +139,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None,
                     mean: np.ndarray, var: np.ndarray, n: int, momentum: float | None) -> None:
-    if momentum is None:
-        raise NotImplementedError("batch_norm with momentum=None (a cumulative average) is "
-                                  "not supported; give a momentum such as 0.1")
-    # buffers, not graph nodes: their arrays are updated in place, as torch's are
+    if momentum is None:  # BatchNorm1d(momentum=None) passes 1 / num_batches_tracked
+        raise TypeError("batch_norm(): argument 'momentum' must be float, not NoneType "
+                        "(torch's words; nn.BatchNorm1d(momentum=None) gives the cumulative "
+                        "average)")
+    # buffers, not graph nodes: their arrays are updated in place, as torch's are -- and,
+    # as torch's batch_norm kernel does, without a version bump (the backward step keeps
+    # the statistics it used, so no graph can see the change)
     if running_mean is not None:
         rm = running_mean._array
         rm *= 1 - momentum
         rm += (momentum * mean.reshape(rm.shape)).astype(rm.dtype)
-        versions.changed_in_memory(running_mean)
     if running_var is not None:
         rv = running_var._array
         rv *= 1 - momentum
         rv += (momentum * var.reshape(rv.shape) * (n / (n - 1))).astype(rv.dtype)
-        versions.changed_in_memory(running_var)
 

@@ -243,12 +243,16 @@ def set_rng_state(state: object) -> None:
 
 
 # -- helpers --------------------------------------------------------------------------
-def _generator(generator: Generator | None) -> Generator:
+def resolve_stream(generator: object) -> Generator:
+    """The one answer to `generator=`, for every random function: None -> the global torch
+    stream (seeded by manual_seed); a torch.Generator -> itself; anything else: a TypeError
+    saying what is expected. (nn.init and DataLoader also take a numpy Generator, an older
+    option: they check for it before asking here.)"""
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
-        raise TypeError("generator must be a micrograd.tensors.random.Generator or None, "
-                        f"got {type(generator).__name__}")
+        raise TypeError("generator must be None or a torch.Generator (micrograd.torch."
+                        f"Generator), got {type(generator).__name__}")
     return generator
 
 
@@ -313,7 +317,7 @@ def uniform_(array: np.ndarray, low: float = 0.0, high: float = 1.0,
     """Fill `array` (float32/float64) in place as `Tensor.uniform_(low, high)`."""
     array = _check_array(array, "uniform_")
     dtype = _float_dtype(array.dtype)
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     unit = _unit_uniform(gen, array.size, dtype)
     low_d, high_d = dtype.type(low), dtype.type(high)
     if low_d == 0 and high_d == 1:
@@ -401,7 +405,7 @@ def normal_(array: np.ndarray, mean: float = 0.0, std: float = 1.0,
     dtype = _float_dtype(array.dtype)
     if not std >= 0:
         raise ValueError(f"normal_ expects std >= 0.0, got {std}")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     if array.size >= 16 and array.flags.c_contiguous:
         return _store(array, _normal_vectorised(gen, array.size, float(mean), float(std),
                                                 dtype))
@@ -435,7 +439,7 @@ def randint(low: int, high: int | None = None, shape: Shape = (),
     span = high - low
     if span > _UINT64_MASK:
         raise ValueError(f"randint's range high - low must fit in 64 bits, got {span}")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     if span >= 1 << 32 and resolved in _WIDE_INT_DTYPES:
         words = gen.random64(count)
     else:
@@ -457,7 +461,7 @@ def randperm(n: int, dtype: DTypeLike = np.int64,
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"randperm expects a non-negative integer n, got {n!r}")
     n = int(n)
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     if n < _RANDPERM_SMALL:
         perm = list(range(n))
         if n > 1:
@@ -483,7 +487,7 @@ def bernoulli(probs: np.ndarray, generator: Generator | None = None) -> np.ndarr
     probs = _float_probabilities(probs, "bernoulli")
     if np.any(~((probs >= 0) & (probs <= 1))):
         raise ValueError("bernoulli expects all probabilities in [0, 1]")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     ordered = _memory_order_view(probs)
     draws = _unit_uniform(gen, probs.size, np.dtype(probs.dtype)).reshape(ordered.shape)
     out = np.empty_like(probs)
@@ -496,7 +500,7 @@ def bernoulli_(array: np.ndarray, p: float | np.ndarray = 0.5,
     """`Tensor.bernoulli_(p)` in place: p a float (53-bit uniform draws, torch's default,
     non-MKL CPU path) or an array of probabilities broadcast to the array's shape."""
     array = _check_array(array, "bernoulli_")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     if isinstance(p, np.ndarray):
         probs = np.broadcast_to(_float_probabilities(p, "bernoulli_"), array.shape)
         draws = _unit_uniform(gen, array.size, np.dtype(probs.dtype))
@@ -531,7 +535,7 @@ def exponential_(array: np.ndarray, lambd: float = 1.0,
     dtype = _float_dtype(array.dtype)
     if not lambd > 0:
         raise ValueError(f"exponential_ expects lambd > 0.0, but found lambd={lambd}")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     unit = _unit_uniform(gen, array.size, np.dtype(np.float64))
     values = (-1.0 / float(lambd)) * libm(math.log1p, -unit)
     return _store(array, values.astype(dtype))
@@ -564,7 +568,7 @@ def multinomial(probs: np.ndarray, num_samples: int, replacement: bool = False,
     rows = probs.reshape(-1, categories)
     if np.any(rows.sum(axis=1) == 0):
         raise ValueError("invalid multinomial distribution (sum of probabilities <= 0)")
-    gen = _generator(generator)
+    gen = resolve_stream(generator)
     if not replacement or num_samples == 1:
         race = exponential_(np.empty(rows.shape, dtype=probs.dtype), 1.0, gen)
         keys = rows / race

@@ -164,6 +164,16 @@ class Tensor(TensorMethods):
         """How many in-place changes this tensor has had (torch's `t._version`)."""
         return versions.version(self)
 
+    # --- the storage API: `leaf(array)` makes a tensor on an array; this changes one -----
+
+    def _array_to_change(self) -> np.ndarray:
+        """This tensor's array, for a change in place that the caller makes now (an
+        optimizer step, nn.init, running statistics, load_state_dict). Bumps the version
+        first, as torch's in-place ops do: a backward() through a graph that saved the old
+        values then raises torch's error instead of silently using the new ones."""
+        versions.changed_in_memory(self)
+        return self._array
+
     # --- pickle and copy: data and requires_grad, never a graph -------------------------
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
@@ -417,9 +427,10 @@ class Tensor(TensorMethods):
 _new = object.__new__
 
 
-def leaf(data: np.ndarray) -> Tensor:
-    """A tensor around `data` (not copied) that records no graph."""
-    t = _new(Tensor)
+def leaf(data: np.ndarray, cls: type = Tensor) -> Tensor:
+    """A tensor around `data` (not copied) that records no graph: the one way the library
+    makes a Tensor from an array it already has (`cls`: Tensor or a subclass)."""
+    t: Tensor = _new(cls)
     t._array = data if type(data) is np.ndarray else np.asarray(data)
     t._grad_array = None
     t._grad_view = None
@@ -436,16 +447,9 @@ def _rebuild(cls: type, array: np.ndarray, requires_grad: bool, grad: np.ndarray
              state: dict | None) -> Tensor:
     """A pickled or copied tensor back: a leaf of class `cls` (Tensor, or a subclass such as
     nn.Parameter) with these values."""
-    t: Tensor = _new(cls)
-    t._array = array
+    t = leaf(array, cls)
     t._grad_array = grad
-    t._grad_view = None
     t._requires_grad = bool(requires_grad)
-    t._prev = ()
-    t._grad_fn = None
-    t._op = ""
-    t._epoch = 0
-    t._versions = None
     if state:
         t.__dict__.update(state)
     return t

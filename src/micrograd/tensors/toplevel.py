@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 
 from micrograd.ops import OPS
+from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops import linalg, pointwise, shape
 from micrograd.tensors.tensor import Tensor, leaf
 
@@ -89,7 +90,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """`data` itself if it is a tensor of that dtype, else a new tensor."""
+    """`data` itself if it is a tensor of that dtype, else a new tensor (on the CPU: another
+    device is refused)."""
+    on_cpu(device)
     if isinstance(data, Tensor) and (dtype is None or data._array.dtype == np.dtype(dtype)):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == np.dtype(dtype)):

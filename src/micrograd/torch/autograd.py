@@ -1,4 +1,4 @@
-"""torch.autograd: grad modes, gradcheck, and Function once the engine exports one."""
+"""torch.autograd: grad modes, gradcheck and Function (micrograd.tensors.custom)."""
 
 from __future__ import annotations
 
@@ -75,14 +75,4 @@ class _Switch:
         set_grad_mode(self.prev)
 
 
-def _function(name: str) -> Any:
-    # the public op kernel (custom ops with forward/backward) is exported by
-    # micrograd.tensors when it lands; torch.autograd.Function is that class
-    import micrograd.tensors as tensors
-
-    if name != "Function":
-        raise LookupError(name)
-    return tensors.Function
-
-
-__getattr__ = _facade.module_getattr(__name__, [_function])
+__getattr__ = _facade.module_getattr(__name__, [])  # any other name: the unsupported error

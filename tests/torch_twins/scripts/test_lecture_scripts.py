@@ -14,6 +14,8 @@ import pytest
 from conftest import require_module
 from lecture_outputs import SCRIPTS, compare_outputs, parse_output, run_script
 
+pytestmark = pytest.mark.slow  # whole lecture scripts, under torch and micrograd
+
 _outputs: dict[str, dict[str, str]] = {}
 
 

@@ -15,6 +15,8 @@ import pytest
 from conftest import SRC, require_module
 from lecture_outputs import compare_outputs, parse_output, run_script
 
+pytestmark = pytest.mark.slow  # whole scripts, under torch and micrograd
+
 _torch_outputs: dict[str, dict[str, str]] = {}
 
 

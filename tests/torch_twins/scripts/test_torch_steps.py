@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from conftest import require_module
 
+pytestmark = pytest.mark.slow  # training runs under torch and micrograd
+
 ROOT = Path(__file__).resolve().parents[3]
 
 

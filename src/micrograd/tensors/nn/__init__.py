@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 # the submodules, re-exported (torch.nn.init, torch.nn.functional) but not star-imported
-from micrograd.tensors.nn import functional as functional
+from micrograd.tensors import functional as functional
 from micrograd.tensors.nn import init as init
 from micrograd.tensors.nn.activations import MODULES as _ACTIVATION_MODULES
 from micrograd.tensors.nn.layers import (
@@ -33,10 +33,21 @@ from micrograd.tensors.nn.layers import (
 from micrograd.tensors.nn.losses import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from micrograd.tensors.nn.module import IncompatibleKeys, Module, Parameter, StateDictError
 
@@ -46,6 +57,9 @@ __all__ = [
     "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
     "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+    "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+    "CosineEmbeddingLoss", "TripletMarginLoss",
     "from_scalar_mlp",
 ]  # and the submodules init and functional
 

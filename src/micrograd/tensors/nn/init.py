@@ -38,9 +38,7 @@ def _random_fill(array: np.ndarray, kind: str, a: float, b: float,
         raise ValueError(f"kind must be 'uniform', 'normal' or 'permutation', got {kind!r}")
     if isinstance(generator, np.random.Generator):
         return _numpy_fill(array, kind, a, b, generator)
-    if generator is not None and not isinstance(generator, streams.Generator):
-        raise TypeError("generator must be None, a torch.Generator (micrograd.tensors.random."
-                        f"Generator) or a numpy Generator, got {type(generator).__name__}")
+    generator = streams.resolve_stream(generator)
     if kind == "permutation":
         array[...] = streams.randperm(len(array), np.int64, generator)
     elif array.dtype.kind != "f":  # torch refuses these too; say so before drawing
@@ -67,17 +65,14 @@ def _numpy_fill(array: np.ndarray, kind: str, a: float, b: float,
 def random_int64(generator: Any = None) -> int:
     """`int(torch.empty((), dtype=torch.int64).random_(generator=g))`: one 64-bit word
     modulo 2**63, the seed torch's DataLoader and RandomSampler draw on every epoch."""
-    if generator is not None and not isinstance(generator, streams.Generator):
-        raise TypeError("generator must be None or a torch.Generator (micrograd.tensors."
-                        f"random.Generator), got {type(generator).__name__}")
-    gen = streams.default_generator if generator is None else generator
-    return int(gen.random64(1)[0]) % (1 << 63)
+    return int(streams.resolve_stream(generator).random64(1)[0]) % (1 << 63)
 
 
 def _array(tensor: Any, name: str) -> np.ndarray:
+    """The tensor's array, to be filled now: its version goes up by one, as torch's."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{name} expects a Tensor, got {type(tensor).__name__}")
-    return tensor._array
+    return tensor._array_to_change()
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

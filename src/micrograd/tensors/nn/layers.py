@@ -10,18 +10,12 @@ from typing import Any
 import numpy as np
 
 import micrograd.tensors as _tensors
+from micrograd._validate import check_positive_int
 from micrograd.tensors import Tensor, torch_warnings
 from micrograd.tensors import functional as F
-from micrograd.tensors.nn import functional as NF
 from micrograd.tensors.nn import init
 from micrograd.tensors.nn.activations import MODULES
 from micrograd.tensors.nn.module import Module, Parameter
-
-
-def _positive_int(name: str, n: Any) -> int:
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"{name} must be a positive int, got {n!r}")
-    return int(n)
 
 
 def _dtype(dtype: Any, device: Any = None) -> np.dtype:
@@ -41,8 +35,8 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None, rng: np.random.Generator | None = None):
         super().__init__()
-        self.in_features = _positive_int("in_features", in_features)
-        self.out_features = _positive_int("out_features", out_features)
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
         kind = _dtype(dtype, device)
         self.weight = _empty((self.out_features, self.in_features), kind)
         if bias:
@@ -72,8 +66,8 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  device: Any = None, dtype: Any = None, _weight: Tensor | None = None):
         super().__init__()
-        self.num_embeddings = _positive_int("num_embeddings", num_embeddings)
-        self.embedding_dim = _positive_int("embedding_dim", embedding_dim)
+        self.num_embeddings = check_positive_int("num_embeddings", num_embeddings)
+        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(f"padding_idx must be within num_embeddings, got {padding_idx}")
@@ -88,10 +82,10 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._array[self.padding_idx] = 0
+            self.weight._array_to_change()[self.padding_idx] = 0
 
     def forward(self, input: Any) -> Tensor:
-        return NF.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -123,7 +117,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -142,7 +136,7 @@ class BatchNorm1d(Module):
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
                  dtype: Any = None, *, bias: bool = True):
         super().__init__()
-        self.num_features = _positive_int("num_features", num_features)
+        self.num_features = check_positive_int("num_features", num_features)
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
@@ -159,13 +153,21 @@ class BatchNorm1d(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _tensors.tensor(np.zeros(num_features, kind)))
-            self.register_buffer("running_var", _tensors.tensor(np.ones(num_features, kind)))
+            self.register_buffer("running_mean", _tensors.tensor(np.empty(num_features, kind)))
+            self.register_buffer("running_var", _tensors.tensor(np.empty(num_features, kind)))
             self.register_buffer("num_batches_tracked", _tensors.tensor(np.array(0, np.int64)))
+            self.reset_running_stats()
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """Mean 0, variance 1, no batches seen: in place, as torch (each version + 1)."""
+        if self.track_running_stats:
+            self.running_mean._array_to_change()[...] = 0
+            self.running_var._array_to_change()[...] = 1
+            self.num_batches_tracked._array_to_change()[...] = 0
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in (2, 3) or input.shape[1] != self.num_features:
@@ -174,12 +176,12 @@ class BatchNorm1d(Module):
                              f"{tuple(input.shape)}")
         momentum = self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked._array[...] += 1
+            self.num_batches_tracked._array_to_change()[...] += 1
             if momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked._array)
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return NF.batch_norm(input, self.running_mean if track else None,
+        return F.batch_norm(input, self.running_mean if track else None,
                              self.running_var if track else None, self.weight, self.bias,
                              use_batch, momentum, self.eps)
 
@@ -201,7 +203,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return NF.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -224,7 +226,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: Tensor) -> Tensor:
-        return NF.gelu(x, self.approximate)
+        return F.gelu(x, self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 import numpy as np
 
 import micrograd.tensors as _tensors
-from micrograd.tensors import Tensor, torch_api, versions
+from micrograd.tensors import Tensor, torch_api
 from micrograd.tensors.unsupported import unsupported_name
 
 
@@ -354,8 +354,7 @@ class Module:
                 if assign:
                     target.data = np.array(value)
                 else:
-                    target._array[...] = value  # copy_, keeping the module's dtype
-                    versions.changed_in_memory(target)  # as torch's copy_ bumps _version
+                    target._array_to_change()[...] = value  # copy_, keeping the dtype
         return IncompatibleKeys(missing, unexpected)
 
     # --- modes, gradients, dtypes --------------------------------------------------------

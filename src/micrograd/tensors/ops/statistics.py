@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd._validate import check_positive_int
 from micrograd.tensors.function import Tensor, leaf, method, unary
 from micrograd.tensors.ops import elementwise, pointwise, reduce
 from micrograd.tensors.ops.reduce import axes_of, keep_reduced_axes, spread
@@ -360,8 +361,7 @@ def histogram(x: Tensor, bins: int = 100, *, range: Sequence[float] | None = Non
     data = x._array
     if data.dtype.kind != "f":
         raise TypeError(f"histogram needs a floating-point tensor, got {data.dtype}")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"histogram: bins must be a positive int, got {bins!r}")
+    bins = check_positive_int("histogram: bins", bins)
     flat = data.reshape(-1)
     if range is not None:
         low, high = float(range[0]), float(range[1])

@@ -1,46 +1,23 @@
-"""torch.nn.functional: micrograd.tensors.functional, plus the functions composed of
-Tensor ops in micrograd.tensors.nn.functional (which win where both have a name: they take
-torch's full argument lists, and call the fused ops for the common case). Functions added
-to either module later are found by __getattr__ without a change here."""
+"""torch.nn.functional: micrograd.tensors.functional, one function per torch name (a name
+added to its __all__ appears here without a change); any other name raises the
+"not supported by micrograd.torch (yet)" error."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import micrograd.tensors.functional as _fused
-import micrograd.tensors.nn.functional as _composed
+from micrograd.tensors import functional as _fused
 from micrograd.tensors import torch_warnings
-from micrograd.tensors.attention import scaled_dot_product_attention
-from micrograd.tensors.functional import (
-    linear,
-    linear_relu,
-)
-from micrograd.tensors.nn.functional import (
-    batch_norm,
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    dropout,
-    embedding,
-    gelu,
-    l1_loss,
-    layer_norm,
-    mse_loss,
-    nll_loss,
-)
-from micrograd.tensors.ops.registered import FUNCTIONAL as _REGISTERED
+from micrograd.tensors.functional import *  # noqa: F403 - the facade re-exports the module
+from micrograd.tensors.functional import __all__ as _names
 from micrograd.tensors.tensor import Tensor
 from micrograd.torch import _facade
 
-__all__ = [
-    "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
-    "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
-    "log_softmax", "mse_loss", "nll_loss", "scaled_dot_product_attention", "softmax",
-]
-__all__ += list(_REGISTERED)  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
+__all__ = list(_names)  # softmax and log_softmax below replace the star-imported ones:
+# torch picks an implicit dim (with its warning) where the engine's take the last
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # type: ignore[no-redef]
             dtype: Any = None) -> Tensor:
     """torch's F.softmax: without dim, torch's implicit choice and its warning."""
     if dim is None:
@@ -48,7 +25,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _fused.softmax(input if dtype is None else input.to(dtype), dim)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # type: ignore[no-redef]
                 dtype: Any = None) -> Tensor:
     """torch's F.log_softmax: without dim, torch's implicit choice and its warning."""
     if dim is None:
@@ -56,25 +33,8 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _fused.log_softmax(input if dtype is None else input.to(dtype), dim)
 
 
-def _public_functions() -> set[str]:
-    fused = {n for n in dir(_fused) if not n.startswith("_") and callable(getattr(_fused, n))
-             and getattr(getattr(_fused, n), "__module__", "") == _fused.__name__}
-    return fused | set(_composed.__all__) | set(_REGISTERED)
-
-
-def _find(name: str) -> Any:
-    if name in _REGISTERED:
-        return _REGISTERED[name]
-    if name in _composed.__all__:
-        return getattr(_composed, name)
-    value = getattr(_fused, name)
-    if getattr(value, "__module__", "") != _fused.__name__ or name.startswith("_"):
-        raise LookupError(name)  # numpy, Tensor and helpers imported there are not F.*
-    return value
-
-
-__getattr__ = _facade.module_getattr(__name__, [_find])
+__getattr__ = _facade.module_getattr(__name__, [])
 
 
 def __dir__() -> list[str]:
-    return sorted(_public_functions() | set(__all__))
+    return sorted(__all__)
