@@ -147,6 +147,10 @@ def _square(m: Any) -> Rule:  # torch computes x**2 as x * x
     return Rule(lambda x: x * x, lambda g, x, out: g * (2 * x))
 
 
+def _frac(m: Any) -> Rule:  # a jump at each integer, slope 1 between (torch's gradient: g)
+    return Rule(lambda x: x - m.trunc(x), lambda g, x, out: g)
+
+
 def _no_gradient(forward: str) -> Any:
     """A piecewise-constant function: its derivative is 0 wherever it exists (torch's)."""
     def rule(m: Any) -> Rule:
@@ -226,6 +230,8 @@ OPS = table(
        _same("ceil"), dtype="keep", smooth=False),
     Op("trunc", _no_gradient("trunc"), "trunc({0})", "0", "x rounded toward 0;  d/dx = 0",
        _same("trunc"), dtype="keep", smooth=False),
+    Op("frac", _frac, "frac({0})", "{out.grad}", "x - trunc(x), the fractional part;  d/dx = 1",
+       _same("frac"), dtype="float only", smooth=False),
 )
 """Every registry op by name, in install order."""
 

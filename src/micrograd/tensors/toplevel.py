@@ -15,7 +15,7 @@ from typing import Any, cast
 import numpy as np
 
 from micrograd.ops import OPS
-from micrograd.tensors.ops import linalg, pointwise, shape
+from micrograd.tensors.ops import layout, linalg, pointwise, selection, shape
 from micrograd.tensors.tensor import Tensor, leaf
 
 # Tensor methods that torch also offers as torch.NAME(input, ...).
@@ -35,6 +35,14 @@ METHOD_FUNCTIONS = (
     "swapaxes", "broadcast_to", "tile", "flip", "roll", "tril", "triu", "diag", "split",
     "chunk", "unbind", "gather", "scatter_add", "index_select", "take_along_dim", "nonzero",
     "multinomial", "clone", "detach", "t",
+    # what real scripts reach for beyond the lectures
+    "scatter", "index_add", "index_copy", "index_fill", "masked_select", "take", "narrow",
+    "select", "diagonal", "unflatten", "fliplr", "flipud", "rot90", "repeat_interleave",
+    "tensor_split", "hsplit", "vsplit", "diff", "addmm", "baddbmm", "mv", "kron", "cross",
+    "fmod", "remainder", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
+    "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
+    "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
+    "zero_", "fill_",
 )
 
 
@@ -74,6 +82,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 FUNCTIONS.update(
     where=pointwise.where, pow=pointwise.pow, einsum=linalg.einsum,
     cat=shape.cat, concat=shape.cat, concatenate=shape.cat, stack=shape.stack,
+    cdist=linalg.cdist, meshgrid=layout.meshgrid, tril_indices=layout.tril_indices,
+    triu_indices=layout.triu_indices, searchsorted=selection.searchsorted,
+    bucketize=selection.bucketize,
 )
 
 

@@ -322,6 +322,44 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     return SortResult(_take(x, indices, axis, "topk"), leaf(indices.astype(np.int64)))
 
 
+@method()
+def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> SortResult:
+    """The k-th smallest element along `dim` (k from 1) and its index."""
+    data = x._array
+    axis = dim % max(data.ndim, 1)
+    n = data.shape[axis] if data.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if data.ndim == 0:
+        return SortResult(unary(x, data.copy(), "kthvalue", None), leaf(np.zeros((), np.int64)))
+    picked = np.take(_order(data, axis, False), [k - 1], axis=axis)
+    values, indices = _take(x, picked, axis, "kthvalue"), picked.astype(np.int64)
+    if not keepdim:
+        values, indices = values.squeeze(axis), indices.squeeze(axis)
+    return SortResult(values, leaf(indices))
+
+
+@method()
+def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median ((n - 1) // 2-th smallest) of all elements, or (values, indices)
+    along `dim`, as torch.median."""
+    if dim is None:
+        flat = x.reshape(-1)
+        return kthvalue(flat, (flat._array.size - 1) // 2 + 1, 0).values
+    n = x._array.shape[dim] if x._array.ndim else 1
+    return kthvalue(x, (n - 1) // 2 + 1, dim, keepdim)
+
+
+MinMax = namedtuple("MinMax", ["min", "max"])  # torch.aminmax
+
+
+@method()
+def aminmax(x: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+    """(amin, amax) over all elements or along `dim`."""
+    axes: Any = () if dim is None else dim
+    return MinMax(amin(x, axes, keepdim), amax(x, axes, keepdim))
+
+
 # --- counting ---------------------------------------------------------------------------
 
 @method()

@@ -1,0 +1,106 @@
+"""Elementwise math of two or three inputs that scripts use beyond + - * /: fmod and
+remainder, atan2, hypot, lerp, addcmul/addcdiv (the optimizers' updates), clamp_min/
+clamp_max, nan_to_num, heaviside; each with its in-place form where torch has one.
+
+Each is a `define_binary` entry on the op kernel (its forward and one VJP per input, the
+kernel broadcasting and summing back), or a composition of such ops, whose gradient is
+then the composition's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from micrograd.tensors.function import Tensor, define_binary, leaf, method, raw, unary
+from micrograd.tensors.ops.selection import in_place_of
+
+
+def _fmod_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # x - trunc(x / y) y: d/dy = -trunc(x/y)
+    return -g * np.trunc(x / y)
+
+
+def _remainder_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # x - floor(x / y) y
+    return -g * np.floor(x / y)
+
+
+def _python_remainder(x: Any, y: Any) -> Any:
+    """x - floor(x / y) * y, the sign of y (Python's %), as torch.remainder."""
+    return np.mod(x, y)
+
+
+fmod = method("fmod")(define_binary("fmod", np.fmod, None, _fmod_db))
+remainder = method("remainder")(define_binary("remainder", _python_remainder, None,
+                                              _remainder_db))
+
+
+def _atan2_da(g: Any, y: Any, x: Any, out: Any) -> Any:  # d atan2(y, x) / dy = x / (x^2 + y^2)
+    return g * x / (x * x + y * y)
+
+
+def _atan2_db(g: Any, y: Any, x: Any, out: Any) -> Any:  # d/dx = -y / (x^2 + y^2)
+    return -g * y / (x * x + y * y)
+
+
+atan2 = method("atan2", "arctan2")(define_binary("atan2", np.arctan2, _atan2_da, _atan2_db))
+hypot = method("hypot")(define_binary("hypot", np.hypot, lambda g, x, y, out: g * x / out,
+                                      lambda g, x, y, out: g * y / out))
+
+
+@method("heaviside")
+def heaviside(x: Tensor, values: Any) -> Tensor:
+    """0 where x < 0, 1 where x > 0, `values` where x == 0; a step, so no gradient."""
+    data, other = x._array, raw(values)
+    return leaf(np.heaviside(data, other).astype(np.result_type(data, other)))
+
+
+@method("lerp")
+def lerp(x: Tensor, end: Any, weight: Any) -> Tensor:
+    """x + weight * (end - x): the point `weight` of the way from x to end."""
+    return x + weight * (end - x)
+
+
+@method("addcmul")
+def addcmul(x: Tensor, tensor1: Any, tensor2: Any, *, value: float = 1) -> Tensor:
+    """x + value * tensor1 * tensor2 (Adam's running averages are written with it)."""
+    return x + value * (tensor1 * tensor2)
+
+
+@method("addcdiv")
+def addcdiv(x: Tensor, tensor1: Any, tensor2: Any, *, value: float = 1) -> Tensor:
+    """x + value * tensor1 / tensor2 (Adam's step is written with it)."""
+    return x + value * (tensor1 / tensor2)
+
+
+@method("clamp_min")
+def clamp_min(x: Tensor, min: Any) -> Tensor:
+    return x.clamp(min=min)
+
+
+@method("clamp_max")
+def clamp_max(x: Tensor, max: Any) -> Tensor:
+    return x.clamp(max=max)
+
+
+@method("nan_to_num")
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """nan, inf and -inf replaced by `nan`, `posinf` and `neginf` (default: the dtype's
+    largest and smallest finite numbers); d/dx = 1 where x was finite, else 0."""
+    data = x._array
+    if data.dtype.kind not in "fc":
+        return unary(x, data.copy(), "nan_to_num", None)
+    out = np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
+    finite = np.isfinite(data)
+    return unary(x, out, "nan_to_num", lambda g: np.where(finite, g, 0))
+
+
+for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
+                         ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
+                         ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),
+                         ("clamp_max_", clamp_max), ("nan_to_num_", nan_to_num)):
+    method(_name)(in_place_of(_name, _function))
+
+__all__ = ["fmod", "remainder", "atan2", "hypot", "heaviside", "lerp", "addcmul", "addcdiv",
+           "clamp_min", "clamp_max", "nan_to_num"]
