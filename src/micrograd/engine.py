@@ -357,7 +357,7 @@ def _param_backward(entry: registry.Op) -> Callable[..., None]:
     partial(step, params)(out), the VJP of the rule at those parameters."""
     def backward(params: tuple[float, ...], out: Value) -> None:
         (x,) = out._prev
-        vjp = _rule(entry.name, params).vjp
+        vjp = registry.rule_at(entry.name, FLOATS, params).vjp
         assert vjp is not None
         x.grad += vjp(out.grad, x.data, out.data)
 
@@ -365,48 +365,25 @@ def _param_backward(entry: registry.Op) -> Callable[..., None]:
     return backward
 
 
-@functools.lru_cache(maxsize=64)
-def _rule(name: str, params: tuple[float, ...], math: Any = FLOATS) -> registry.Rule:
-    entry = registry.OPS[name]
-    return entry.rule(math, **dict(zip(entry.defaults(), params, strict=True)))
-
-
 def _unary_method(entry: registry.Op, cls: type[Value], math: Any) -> Callable[..., Value]:
     """`cls`'s method for registry op `entry`, computing its forward with `math`."""
     label = entry.label
     backward = _ops[label].backward
-    defaults = tuple(entry.defaults().values())
-    forward = _rule(entry.name, defaults, math).forward
+    forward = registry.rule_at(entry.name, math).forward
 
     def method(self: Value) -> Value:
         out = cls(forward(self.data), (self,), label)  # 1. the output, its inputs, its op
         return out._attach(backward)                   # 2.-3. its backward step, attached
 
     def method_with_params(self: Value, *args: float, **kwargs: float) -> Value:
-        params = _bind(entry, args, kwargs)
-        out = cls(_rule(entry.name, params, math).forward(self.data), (self,), label)
+        params = entry.bind(args, kwargs)
+        out = cls(registry.rule_at(entry.name, math, params).forward(self.data), (self,), label)
         return out._attach(functools.partial(backward, params))
 
     made = method_with_params if entry.params else method
     made.__name__ = made.__qualname__ = entry.methods[0]
     made.__doc__ = entry.doc
     return made
-
-
-def _bind(entry: registry.Op, args: tuple[float, ...], kwargs: dict[str, float]
-          ) -> tuple[float, ...]:
-    """The op's parameters from a call, in order, defaults filled in; torch's errors."""
-    names = entry.defaults()
-    if len(args) > len(names):
-        raise TypeError(f"{entry.name}() takes {len(names)} parameters "
-                        f"({', '.join(names)}), got {len(args)}")
-    values = dict(names)
-    values.update(zip(names, args, strict=False))
-    for key, value in kwargs.items():
-        if key not in names:
-            raise TypeError(f"{entry.name}() got an unexpected keyword argument {key!r}")
-        values[key] = value
-    return tuple(float(v) for v in values.values())
 
 
 def install_ops(cls: type[Value], math: Any = FLOATS) -> None:
@@ -419,8 +396,9 @@ def install_ops(cls: type[Value], math: Any = FLOATS) -> None:
 
 
 for _entry in registry.scalar_ops():
-    _step = (_param_backward(_entry) if _entry.params
-             else _unary_backward(_entry.name, _rule(_entry.name, ()).vjp))  # type: ignore[arg-type]
+    _vjp = registry.rule_at(_entry.name, FLOATS).vjp
+    assert _vjp is not None, f"{_entry.name}: a Value op needs a derivative"
+    _step = _param_backward(_entry) if _entry.params else _unary_backward(_entry.name, _vjp)
     _ops[_entry.label] = OpInfo(_entry.label, 1, _entry.forward_text,
                                 (_entry.derivative_text,), _step)
     globals()[_step.__name__] = _step  # pickle finds a node's backward step by this name

@@ -3,6 +3,7 @@ torch facade. Standard library only at import; the numpy namespace is `micrograd
 """
 
 from micrograd.ops.registry import Fused, Op, Rule, Torch
-from micrograd.ops.table import FUSED, OPS, probed_ops, scalar_ops
+from micrograd.ops.table import FUSED, OPS, probed_ops, rule_at, scalar_ops
 
-__all__ = ["FUSED", "OPS", "Fused", "Op", "Rule", "Torch", "probed_ops", "scalar_ops"]
+__all__ = ["FUSED", "OPS", "Fused", "Op", "Rule", "Torch", "probed_ops", "rule_at",
+           "scalar_ops"]

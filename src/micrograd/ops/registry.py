@@ -87,6 +87,20 @@ class Op:
     def defaults(self) -> dict[str, float]:
         return dict(self.params)
 
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[float, ...]:
+        """The op's parameters from a call (by position or name), defaults filled in, in
+        order; torch's TypeErrors for too many or unknown ones."""
+        values = self.defaults()
+        if len(args) > len(values):
+            raise TypeError(f"{self.name}() takes at most {len(values) + 1} arguments "
+                            f"(input, {', '.join(values)}), got {len(args) + 1}")
+        values.update(zip(values, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in values:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}")
+            values[key] = value
+        return tuple(float(v) for v in values.values())
+
 
 @dataclass(frozen=True)
 class Fused:

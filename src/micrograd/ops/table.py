@@ -13,6 +13,7 @@ table entries beside them (`engine.OPS`); the fused ops are listed in `FUSED`.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -257,6 +258,16 @@ FUSED = (
     Fused("gelu", "micrograd.tensors.functional:gelu",
           Torch(module="GELU", functional="gelu"), "x Phi(x)"),
 )
+
+
+@functools.lru_cache(maxsize=256)
+def rule_at(name: str, math: Any, params: tuple[float, ...] = ()) -> Rule:
+    """Op `name`'s rule on namespace `math` at these parameters (default: its own), made
+    once and kept: the engines call it per op only when a call gives parameters."""
+    entry = OPS[name]
+    values = entry.defaults()
+    values.update(zip(values, params, strict=False))
+    return entry.rule(math, **values)
 
 
 def scalar_ops() -> list[Op]:

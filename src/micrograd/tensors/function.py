@@ -24,7 +24,6 @@ A VJP of None means "the gradient passes through unchanged" (d out / d input = 1
 from __future__ import annotations
 
 import numbers
-import types
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -362,9 +361,22 @@ def method(*names: str) -> Callable[[F], F]:
     return install
 
 
-# The kernel's backward steps read their inputs from node._prev when they run, so the
-# version check may rewire a node to an input's value from before an in-place op.
-for _maker in (unary, apply, binary):
-    for _constant in _maker.__code__.co_consts:
-        if isinstance(_constant, types.CodeType) and _constant.co_name == "backward":
-            versions.rewirable.add(_constant)
+def _mark_in_place_safe() -> None:
+    """The backward steps of unary, apply and binary read their inputs from node._prev when
+    they run, so the version check may rewire such a node to an input's value from before an
+    in-place op. Marked here by name, one node of each: every node a maker makes shares its
+    step's code, and a maker that stops making a step fails here, at import."""
+    x = leaf(np.zeros(1))
+    x._requires_grad = True
+    with autograd.enable_grad():  # (an import under no_grad() records nothing)
+        made_by_each = (unary(x, x._array, "mark", None),
+                        apply("mark", x._array, (x,), (None,)),
+                        binary(x, x, "mark", np.add, None, None))
+    for made in made_by_each:
+        step = made._grad_fn
+        if step is None:
+            raise RuntimeError(f"the op kernel made no backward step for {made._op!r}")
+        versions.register_rewirable(step)
+
+
+_mark_in_place_safe()

@@ -1,13 +1,16 @@
 """The one step that puts the op registry's ops on Tensor: `install()`.
 
-Called once, by `micrograd.tensors` when it is imported. It attaches every registry op's
-method, Python operator and in-place method (tensors/ops/registered.py) in registry order,
-so the class's contents do not depend on which module happened to be imported first.
+Called once, by `micrograd.tensors` when it is imported, after `micrograd.tensors.ops`
+has defined the other ops. It attaches every registry op's method, Python operator and
+in-place method (tensors/ops/registered.py) in registry order, then gives the reductions
+numpy's keyword spellings (statistics.accept_numpy_keywords) -- in this one place and in
+this order, so the class's contents do not depend on which module was imported first.
 """
 
 from __future__ import annotations
 
 from micrograd.tensors.ops import registered
+from micrograd.tensors.ops.statistics import REDUCTIONS, accept_numpy_keywords
 from micrograd.tensors.tensor import Tensor
 
 _installed = False
@@ -20,4 +23,6 @@ def install() -> None:
         return
     for name, function in registered.methods():
         setattr(Tensor, name, function)
+    for name in REDUCTIONS:  # sum(axis=0, keepdims=True), as torch accepts too
+        setattr(Tensor, name, accept_numpy_keywords(getattr(Tensor, name)))
     _installed = True

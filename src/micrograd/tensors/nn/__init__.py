@@ -43,7 +43,7 @@ from micrograd.tensors.nn.module import IncompatibleKeys, Module, Parameter, Sta
 __all__ = [
     "Module", "Parameter", "IncompatibleKeys", "StateDictError",
     "Linear", "Embedding", "LayerNorm", "BatchNorm1d", "Dropout",
-    *_ACTIVATION_MODULES, "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
+    "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
     "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "from_scalar_mlp",
@@ -51,6 +51,7 @@ __all__ = [
 
 # ReLU, Tanh, Sigmoid, ...: one module per registry op with a torch.nn spelling
 globals().update(_ACTIVATION_MODULES)
+__all__ += list(_ACTIVATION_MODULES)
 _ACTIVATIONS = {"relu": _ACTIVATION_MODULES["ReLU"], "tanh": _ACTIVATION_MODULES["Tanh"],
                 "sigmoid": _ACTIVATION_MODULES["Sigmoid"]}
 

@@ -9,41 +9,17 @@ micrograd/tensors/install.py puts them on Tensor; nothing here writes into anoth
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from micrograd.ops import OPS, Op, Rule
+from micrograd.ops import OPS, Op, rule_at
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import dtypes
 from micrograd.tensors.function import in_place, unary
 from micrograd.tensors.tensor import Tensor
-
-
-@functools.lru_cache(maxsize=256)
-def rule(name: str, params: tuple[float, ...] = ()) -> Rule:
-    """The registry rule of op `name` on numpy arrays, at these parameters (default: its own)."""
-    entry = OPS[name]
-    values = dict(entry.params)
-    values.update(zip(values, params, strict=False))
-    return entry.rule(ARRAYS, **values)
-
-
-def bind(entry: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[float, ...]:
-    """The op's parameters from a call (positional or by name), defaults filled in."""
-    values = dict(entry.params)
-    if len(args) > len(values):
-        raise TypeError(f"{entry.name}() takes at most {len(values) + 1} arguments "
-                        f"(input, {', '.join(values)}), got {len(args) + 1}")
-    values.update(zip(values, args, strict=False))
-    for key, value in kwargs.items():
-        if key not in values:
-            raise TypeError(f"{entry.name}() got an unexpected keyword argument {key!r}")
-        values[key] = value
-    return tuple(float(v) for v in values.values())
 
 
 def _signature(entry: Op, first: str) -> inspect.Signature:
@@ -56,14 +32,18 @@ def _signature(entry: Op, first: str) -> inspect.Signature:
 
 def function_of(entry: Op) -> Callable[..., Tensor]:
     """The Tensor function of registry op `entry`: `f(x, *params)` -> a node named entry.name."""
-    name, floating, quiet = entry.name, entry.dtype != "keep", entry.quiet
-    refuse_integers = entry.dtype == "float only"
-    default = rule(name)
+    name, quiet = entry.name, entry.quiet
+    keep_dtype, refuse_integers = entry.dtype == "keep", entry.dtype == "float only"
+    default_forward, default_vjp = rule_at(name, ARRAYS)
 
     def function(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        forward, vjp = default if not (args or kwargs) else rule(name, bind(entry, args, kwargs))
+        if args or kwargs:
+            forward, vjp = rule_at(name, ARRAYS, entry.bind(args, kwargs))
+        else:
+            forward, vjp = default_forward, default_vjp
         data = x._array
-        if floating and data.dtype.kind not in "fc":
+        kind = data.dtype.kind
+        if kind != "f" and not keep_dtype and kind != "c":
             if refuse_integers:
                 raise NotImplementedError(
                     f"{name} is not implemented for {data.dtype} tensors, as in torch; "
@@ -74,7 +54,7 @@ def function_of(entry: Op) -> Callable[..., Tensor]:
                 out = forward(data)
         else:
             out = forward(data)
-        if vjp is None:
+        if not x._requires_grad or vjp is None:
             return unary(x, out, name, None)
         return unary(x, out, name, lambda g: vjp(g, data, out))
 

@@ -475,11 +475,11 @@ def accept_numpy_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+# the methods that take keepdims= and axis= too: tensors/install.py wraps them, once, after
+# every op is attached (this module defines only some of them)
 REDUCTIONS = ("sum", "mean", "max", "min", "argmax", "argmin", "var", "std", "prod", "norm",
               "logsumexp", "amax", "amin", "all", "any", "softmax", "log_softmax", "cumsum",
               "cumprod", "sort", "argsort", "topk", "count_nonzero")
-for _name in REDUCTIONS:
-    setattr(Tensor, _name, accept_numpy_keywords(getattr(Tensor, _name)))
 
 
 def _or_elementwise(reduction: Callable[..., Any], elementwise: str) -> Callable[..., Any]:

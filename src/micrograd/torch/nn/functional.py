@@ -34,8 +34,9 @@ from micrograd.torch import _facade
 __all__ = [
     "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
     "dropout", "embedding", "gelu", "l1_loss", "layer_norm", "linear", "linear_relu",
-    "log_softmax", "mse_loss", "nll_loss", "softmax", *_REGISTERED,
-]  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
+    "log_softmax", "mse_loss", "nll_loss", "softmax",
+]
+__all__ += list(_REGISTERED)  # relu, tanh, sigmoid, ...: the op registry's (found by _find)
 
 
 def _public_functions() -> set[str]:
