@@ -132,6 +132,27 @@ OPS = {
     "torch.nan_to_num default": ([A], lambda m, x: m.nan_to_num(x / (x > 0)).clamp(-9, 9)),
     "heaviside": ([A], lambda m, x: m.heaviside(x.detach(), m.tensor([0.5], dtype=x.dtype))
                   * x),
+    # activations with their parameters and torch's inplace= (defaults: tests/registry)
+    "F.leaky_relu(x, 0.2)": ([A], lambda m, x: m.nn.functional.leaky_relu(x, 0.2)),
+    "nn.LeakyReLU(0.1, True)": ([A], lambda m, x: m.nn.LeakyReLU(0.1, True)(x * 1)),
+    "F.leaky_relu(inplace=True)": ([A], lambda m, x: m.nn.functional.leaky_relu(
+        x * 2, negative_slope=0.3, inplace=True)),
+    "F.elu(alpha=0.5)": ([A], lambda m, x: m.nn.functional.elu(x, alpha=0.5)),
+    "nn.ELU(2.0)": ([A], lambda m, x: m.nn.ELU(2.0)(x)),
+    "torch.selu": ([A], lambda m, x: m.selu(x)),
+    "F.celu(x, 2.0)": ([A], lambda m, x: m.nn.functional.celu(x, 2.0)),
+    "F.silu(inplace=True)": ([A], lambda m, x: m.nn.functional.silu(x + 0, inplace=True)),
+    "nn.SiLU": ([W], lambda m, x: m.nn.SiLU()(x)),
+    "nn.Mish": ([A], lambda m, x: m.nn.Mish()(x)),
+    "F.relu(inplace=True)": ([A], lambda m, x: m.nn.functional.relu(x * 1, inplace=True)),
+    "nn.ReLU(True)": ([A], lambda m, x: m.nn.ReLU(True)(x * 1)),
+    "F.hardswish": ([(A, -5, 5)], lambda m, x: m.nn.functional.hardswish(x)),
+    "nn.Hardsigmoid": ([(A, -5, 5)], lambda m, x: m.nn.Hardsigmoid()(x)),
+    "F.softshrink(0.3)": ([A], lambda m, x: m.nn.functional.softshrink(x, 0.3)),
+    "nn.Hardshrink(lambd=1.0)": ([A], lambda m, x: m.nn.Hardshrink(lambd=1.0)(x)),
+    "x.hardshrink()": ([A], lambda m, x: x.hardshrink()),
+    "F.logsigmoid": ([(A, -30, 30)], lambda m, x: m.nn.functional.logsigmoid(x)),
+    "nn.Softsign, nn.Tanhshrink": ([A], lambda m, x: m.nn.Tanhshrink()(m.nn.Softsign()(x))),
     # reductions that pick
     "median()": ([(3, 5)], lambda m, x: x.median()),
     "median(dim)": ([(3, 5)], lambda m, x: m.median(x, 1)),
@@ -178,6 +199,8 @@ ERRORS = {
     "cross of other ndim": lambda m: m.cross(m.zeros(2, 3), m.zeros(3), dim=-1),
     "kthvalue k too large": lambda m: m.zeros(3).kthvalue(4),
     "repeat_interleave negative": lambda m: m.zeros(3).repeat_interleave(-1),
+    "LeakyReLU too many arguments": lambda m: m.nn.LeakyReLU(0.1, True, 3),
+    "leaky_relu of a long tensor": lambda m: m.nn.functional.leaky_relu(_long(m, [1, -1])),
     "unflatten wrong sizes": lambda m: m.zeros(6).unflatten(0, (4, -1)),
 }
 
