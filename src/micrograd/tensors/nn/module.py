@@ -79,14 +79,14 @@ def _is_trainable_leaf(value: Any) -> bool:
 
 
 
-class Members(list):  # type: ignore[type-arg]
+class Members(list[Tensor]):
     """What parameters()/buffers() return: a list that next() also walks, front first, as
     the generator torch returns (`next(model.parameters()).dtype` is a common idiom)."""
 
     def __next__(self) -> Tensor:
         if not self:
             raise StopIteration
-        return self.pop(0)  # type: ignore[no-any-return]
+        return self.pop(0)
 
 class Module:
     """Base class for all layers and models: subclass it, assign parameters and sub-modules
