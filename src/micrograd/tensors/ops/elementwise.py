@@ -187,26 +187,6 @@ def to_int64(x: Tensor) -> Tensor:
     return to(x, dtypes.int64)
 
 
-# torch's legacy tensor type names, by numpy dtype name
-TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-              "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-              "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
-
-
-@method("type")
-def to_type(x: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
-    """x.type(): torch's type name ('torch.FloatTensor'); x.type(torch.int64) or
-    x.type('torch.LongTensor'): x converted, as x.to(dtype)."""
-    if dtype is None:
-        return "torch." + TYPE_NAMES[x._array.dtype.name]
-    if isinstance(dtype, str):
-        names = {f"torch.{name}": kind for kind, name in TYPE_NAMES.items()}
-        if dtype not in names:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = np.dtype(names[dtype])
-    return to(x, dtype)
-
-
 # --- comparisons and logic: plain boolean tensors, no gradient -------------------------
 
 def _comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
