@@ -19,8 +19,7 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from micrograd._floats import sigmoid
-from micrograd.engine import Value, define_op
+from micrograd.engine import Value
 
 Number = int | float
 Scalar = Value | Number
@@ -41,13 +40,10 @@ REDUCTIONS = ("mean", "sum", "none")
 # --- two stable building blocks ---------------------------------------------------------
 
 
-def _softplus_forward(z: float) -> float:
-    # log(1 + e^z) = max(z, 0) + log(1 + e^-|z|): the exp never overflows.
-    return max(z, 0.0) + math.log1p(math.exp(-abs(z)))
-
-
-softplus = define_op("softplus", _softplus_forward, sigmoid)
-softplus.__doc__ = "softplus(z) = log(1 + e^z), stable for any z; d/dz = sigmoid(z)."
+def softplus(z: Scalar) -> Value:
+    """softplus(z) = log(1 + e^z), stable for any z; d/dz = sigmoid(z). The op registry's
+    softplus, without torch's threshold (past it torch returns z itself)."""
+    return _as_value(z, "softplus").softplus(1.0, math.inf)
 
 
 def logsumexp(values: Sequence[Scalar]) -> Value:
@@ -105,7 +101,7 @@ def logistic_loss(scores: Any, labels: Any, reduction: str = "mean") -> Any:
 
 
 def _softplus_composed(z: Any) -> Any:
-    """softplus from abs/exp/log, for nodes without a softplus op (Tensors).
+    """softplus from abs/exp/log, for any array-valued node (ours or a torch tensor).
 
     0.5 z + 0.5 |z| is max(z, 0) exactly, and unlike relu its gradient at 0 is 1/2 -- the
     true softplus'(0); log(1 + e^-|z|) cannot overflow.

@@ -172,3 +172,16 @@ def test_the_fused_entries_name_kernels_that_exist():
 def test_the_names_are_unique_across_spellings():
     methods = [name for entry in ENTRIES for name in entry.methods]
     assert len(methods) == len(set(methods))
+
+
+def test_values_type_declarations_are_registry_ops():
+    """engine.py declares the generated methods for mypy: each must be a registry op."""
+    import inspect
+
+    from micrograd import engine
+
+    source = inspect.getsource(engine.Value)
+    block = source[source.index("if TYPE_CHECKING:"):source.index("# --- backward:")]
+    declared = {line.split("def ")[1].split("(")[0] for line in block.splitlines()
+                if "def " in line}
+    assert declared <= {name for entry in SCALAR for name in entry.methods}
