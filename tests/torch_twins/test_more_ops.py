@@ -162,6 +162,13 @@ OPS = {
     "aminmax": ([A], lambda m, x: m.aminmax(x)),
     "aminmax(dim)": ([A], lambda m, x: x.aminmax(dim=1, keepdim=True)),
     # functions of no gradient
+    "unique": ([], lambda m: m.unique(m.tensor([3, 1, 2, 3, 1, 7]))),
+    "unique(return_inverse, return_counts)": ([], lambda m: m.tensor(
+        [[2.5, 1.0], [1.0, 2.5], [0.5, 1.0]]).unique(return_inverse=True, return_counts=True)),
+    "unique(dim=0)": ([], lambda m: m.unique(m.tensor([[1, 2], [0, 5], [1, 2]]), dim=0,
+                                               return_inverse=True)),
+    "unique(sorted=False) of floats": ([], lambda m: m.unique(m.tensor([2.0, -1.0, 2.0]),
+                                                              sorted=False)),
     "cdist": ([(3, 2), (4, 2)], lambda m, a, b: m.cdist(a, b)),
     "cdist p=1 batched": ([(2, 3, 2), (2, 4, 2)], lambda m, a, b: m.cdist(a, b, p=1.0)),
     "triu_indices": ([], lambda m: m.triu_indices(3, 4, 1)),

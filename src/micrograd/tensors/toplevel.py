@@ -42,7 +42,7 @@ METHOD_FUNCTIONS = (
     "fmod", "remainder", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
     "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
     "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
-    "zero_", "fill_",
+    "zero_", "fill_", "unique",
 )
 
 

@@ -350,6 +350,25 @@ def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     return kthvalue(x, (n - 1) // 2 + 1, dim, keepdim)
 
 
+@method()
+def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (or slices along `dim`), sorted, as torch.unique; with
+    return_inverse where each element went, with return_counts how often each occurs.
+    No gradient (torch has none either)."""
+    data = x._array
+    axis = None if dim is None else dim % max(data.ndim, 1)
+    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
+                                        axis=axis)
+    shape = data.shape if axis is None else (data.shape[axis],)
+    results = [leaf(values)]
+    if return_inverse:
+        results.append(leaf(inverse.reshape(shape).astype(np.int64)))
+    if return_counts:
+        results.append(leaf(counts.astype(np.int64)))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
 MinMax = namedtuple("MinMax", ["min", "max"])  # torch.aminmax
 
 
