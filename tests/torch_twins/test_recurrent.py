@@ -7,15 +7,19 @@ layers and both directions.
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 from conftest import require_module
+from twin import assert_twins
 
 import micrograd.torch as mt
 
 torch = require_module("torch")
 from test_more_ops import assert_raises_as_torch  # noqa: E402  (needs torch)
 
+TWINS = pathlib.Path(__file__).parent / "twins"
 TOLERANCE = {"float64": dict(rtol=1e-9, atol=1e-11), "float32": dict(rtol=2e-4, atol=2e-5)}
 
 # name: (constructor(nn), input shape, give an initial state?)
@@ -137,3 +141,10 @@ ERRORS = {
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_bad_use_raises_as_torch(name):
     assert_raises_as_torch(ERRORS[name])
+
+
+@pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
+def test_a_character_model_script_trains_and_generates_as_under_torch(kind, tmp_path):
+    """The same script text under both: model repr, parameter count, the losses of 25 Adam
+    steps (float64) and the greedy text that carries the hidden state."""
+    assert_twins(TWINS / "char_rnn.py", tmp_path, rel=1e-9, abs_=1e-12, args=(kind,))
