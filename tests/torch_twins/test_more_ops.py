@@ -151,6 +151,12 @@ OPS = {
     "F.softshrink(0.3)": ([A], lambda m, x: m.nn.functional.softshrink(x, 0.3)),
     "nn.Hardshrink(lambd=1.0)": ([A], lambda m, x: m.nn.Hardshrink(lambd=1.0)(x)),
     "x.hardshrink()": ([A], lambda m, x: x.hardshrink()),
+    "F.hardtanh(x, -0.5, 1.5)": ([A], lambda m, x: m.nn.functional.hardtanh(x, -0.5, 1.5)),
+    "nn.Hardtanh(min_val=0.1, inplace=True)": ([A], lambda m, x: m.nn.Hardtanh(
+        min_val=0.1, inplace=True)(x * 1)),
+    "F.relu6(inplace=True)": ([(A, -3, 9)], lambda m, x: m.nn.functional.relu6(
+        x * 1, inplace=True)),
+    "nn.ReLU6 of a long tensor": ([], lambda m: m.nn.ReLU6()(_long(m, [-3, 2, 9]))),
     "F.logsigmoid": ([(A, -30, 30)], lambda m, x: m.nn.functional.logsigmoid(x)),
     "nn.Softsign, nn.Tanhshrink": ([A], lambda m, x: m.nn.Tanhshrink()(m.nn.Softsign()(x))),
     # reductions that pick

@@ -229,6 +229,16 @@ def _logsigmoid(m: Any) -> Rule:  # -softplus(-x);  d/dx = 1 - s(x) = s(-x)
     return Rule(lambda x: -_stable_softplus(m, -x), lambda g, x, out: g * m.sigmoid(-x))
 
 
+def _hardtanh(m: Any, min_val: float = -1.0, max_val: float = 1.0) -> Rule:
+    """x clipped to [min_val, max_val]; d/dx = 1 strictly inside (0 at the bounds, torch's)."""
+    return Rule(lambda x: m.clip(x, min_val, max_val),
+                lambda g, x, out: g * m.where(x > min_val, m.where(x < max_val, 1.0, 0.0), 0.0))
+
+
+def _relu6(m: Any) -> Rule:
+    return _hardtanh(m, 0.0, 6.0)
+
+
 def _tanhshrink(m: Any) -> Rule:
     return Rule(lambda x: x - m.tanh(x), lambda g, x, out: g * m.tanh(x) * m.tanh(x))
 
@@ -359,6 +369,12 @@ OPS = table(
        "(0 if {0.data} < -3 else {0.data}/3 + 1/2 if {0.data} <= 3 else 1) * {out.grad}",
        "x hardsigmoid(x);  d/dx = x/3 + 1/2 inside", _activation("hardswish", "Hardswish"),
        dtype="float only", domain=(-4.0, 4.0), smooth=False),
+    Op("hardtanh", _hardtanh, "hardtanh({0})", "(1 if -1 < {0.data} < 1 else 0) * {out.grad}",
+       "x clipped to [min_val, max_val];  d/dx = 1 inside", _activation("hardtanh", "Hardtanh"),
+       params=(("min_val", -1.0), ("max_val", 1.0)), dtype="keep", smooth=False),
+    Op("relu6", _relu6, "relu6({0})", "(1 if 0 < {0.data} < 6 else 0) * {out.grad}",
+       "x clipped to [0, 6];  d/dx = 1 inside", _activation("relu6", "ReLU6"), dtype="keep",
+       domain=(-2.0, 8.0), smooth=False),
     Op("logsigmoid", _logsigmoid, "logsigmoid({0})", "sigmoid(-{0.data}) * {out.grad}",
        "log(sigmoid x) = -softplus(-x);  d/dx = sigmoid(-x)",
        _activation("logsigmoid", "LogSigmoid", inplace_arg=False), dtype="float only",
