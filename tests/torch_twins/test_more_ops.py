@@ -105,6 +105,22 @@ OPS = {
     "cross broadcast": ([(2, 1, 3), (1, 4, 3)], lambda m, a, b: m.cross(a, b, dim=-1)),
     "cross dim 0": ([(3, 5), (3, 5)], lambda m, a, b: a.cross(b, dim=0)),
     # elementwise with two or three inputs
+    "x.add(y, alpha=2)": ([A, (1, 4)], lambda m, x, y: x.add(y, alpha=2)),
+    "torch.add(number, x)": ([A], lambda m, x: m.add(2.5, x)),
+    "torch.sub(x, y, alpha=)": ([A, A], lambda m, x, y: m.sub(x, y, alpha=0.5)),
+    "x.subtract(3)": ([A], lambda m, x: x.subtract(3)),
+    "torch.mul / x.multiply": ([A, (3, 1)], lambda m, x, y: m.mul(x, y).multiply(y)),
+    "x.div(y)": ([A, (A, 0.5, 2)], lambda m, x, y: x.div(y)),
+    "torch.true_divide / divide": ([A, (A, 0.5, 2)], lambda m, x, y: m.true_divide(
+        m.divide(x, y), 3)),
+    "div(rounding_mode=floor)": ([(A, -5, 5), (A, 0.5, 2)], lambda m, x, y: m.div(
+        x, y, rounding_mode="floor") * x),
+    "div(rounding_mode=trunc)": ([(A, -5, 5)], lambda m, x: x.div(
+        -0.7, rounding_mode="trunc") + x),
+    "integer div floor and trunc": ([], lambda m: m.stack([
+        m.div(_long(m, [7, -7, 7, -7, 6]), _long(m, [2, 2, -2, -2, 3]), rounding_mode=r)
+        for r in ("floor", "trunc")])),
+    "floor_divide": ([], lambda m: m.floor_divide(_long(m, [[9, -9], [4, 5]]), 4)),
     "fmod": ([A, (A, 0.5, 2)], lambda m, x, y: m.fmod(x, y)),
     "fmod(number)": ([A], lambda m, x: x.fmod(0.7)),
     "remainder": ([A, (A, 0.5, 2)], lambda m, x, y: m.remainder(x, y)),
@@ -212,6 +228,7 @@ ERRORS = {
     "cross of other ndim": lambda m: m.cross(m.zeros(2, 3), m.zeros(3), dim=-1),
     "kthvalue k too large": lambda m: m.zeros(3).kthvalue(4),
     "repeat_interleave negative": lambda m: m.zeros(3).repeat_interleave(-1),
+    "div bad rounding_mode": lambda m: m.ones(2).div(2, rounding_mode="round"),
     "LeakyReLU too many arguments": lambda m: m.nn.LeakyReLU(0.1, True, 3),
     "leaky_relu of a long tensor": lambda m: m.nn.functional.leaky_relu(_long(m, [1, -1])),
     "unflatten wrong sizes": lambda m: m.zeros(6).unflatten(0, (4, -1)),

@@ -42,7 +42,8 @@ METHOD_FUNCTIONS = (
     "fmod", "remainder", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
     "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
     "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
-    "zero_", "fill_", "unique",
+    "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
+    "true_divide", "floor_divide",
 )
 
 

@@ -1,6 +1,7 @@
-"""Elementwise math of two or three inputs that scripts use beyond + - * /: fmod and
-remainder, atan2, hypot, lerp, addcmul/addcdiv (the optimizers' updates), clamp_min/
-clamp_max, nan_to_num, heaviside; each with its in-place form where torch has one.
+"""Elementwise math of two or three inputs that scripts use: + - * / by name (x.add(y,
+alpha=), torch.div(rounding_mode=)), fmod and remainder, atan2, hypot, lerp, addcmul/
+addcdiv (the optimizers' updates), clamp_min/clamp_max, nan_to_num, heaviside; each with its
+in-place form where torch has one.
 
 Each is a `define_binary` entry on the op kernel (its forward and one VJP per input, the
 kernel broadcasting and summing back), or a composition of such ops, whose gradient is
@@ -96,6 +97,63 @@ def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
     return unary(x, out, "nan_to_num", lambda g: np.where(finite, g, 0))
 
 
+# --- torch's named forms of + - * / (x.add(y, alpha=2), torch.div(a, b, rounding_mode=)) --
+
+@method("add")
+def add(x: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
+    """x + alpha * other."""
+    return x + (other if alpha == 1 else other * alpha)
+
+
+@method("sub", "subtract")
+def sub(x: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
+    """x - alpha * other."""
+    return x - (other if alpha == 1 else other * alpha)
+
+
+@method("mul", "multiply")
+def mul(x: Tensor, other: Any) -> Tensor:
+    return x * other
+
+
+def _rounded(rounding: str) -> Any:
+    """a / b rounded toward 0 ('trunc') or down ('floor'); integers stay integers."""
+    def forward(a: Any, b: Any) -> Any:
+        if np.result_type(a, b).kind in "iu":
+            q = np.floor_divide(a, b)
+            if rounding == "trunc":  # floor_divide rounds down: one less when signs differ
+                q = q + ((np.remainder(a, b) != 0) & ((np.sign(a) * np.sign(b)) < 0))
+            return q
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.trunc if rounding == "trunc" else np.floor)(np.true_divide(a, b))
+
+    return forward
+
+
+def _zero(g: Any, x: Any, y: Any, out: Any) -> Any:  # a step function: no slope anywhere
+    return np.zeros_like(g)
+
+
+_ROUNDED = {mode: define_binary(f"div_{mode}", _rounded(mode), _zero, _zero)
+            for mode in ("trunc", "floor")}
+
+
+@method("div", "divide", "true_divide")
+def div(x: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """x / other; rounding_mode 'trunc' or 'floor' rounds the quotient (no gradient)."""
+    if rounding_mode is None:
+        return x / other
+    if rounding_mode not in _ROUNDED:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{rounding_mode}'")
+    return _ROUNDED[rounding_mode](x, other)
+
+
+@method("floor_divide")
+def floor_divide(x: Tensor, other: Any) -> Tensor:
+    return div(x, other, rounding_mode="floor")
+
+
 for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
                          ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
                          ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),
@@ -103,4 +161,4 @@ for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", 
     method(_name)(in_place_of(_name, _function))
 
 __all__ = ["fmod", "remainder", "atan2", "hypot", "heaviside", "lerp", "addcmul", "addcdiv",
-           "clamp_min", "clamp_max", "nan_to_num"]
+           "clamp_min", "clamp_max", "nan_to_num", "add", "sub", "mul", "div", "floor_divide"]
