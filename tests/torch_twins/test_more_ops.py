@@ -121,6 +121,23 @@ OPS = {
         m.div(_long(m, [7, -7, 7, -7, 6]), _long(m, [2, 2, -2, -2, 3]), rounding_mode=r)
         for r in ("floor", "trunc")])),
     "floor_divide": ([], lambda m: m.floor_divide(_long(m, [[9, -9], [4, 5]]), 4)),
+    "ravel, moveaxis, swapdims": ([W], lambda m, x: m.swapdims(m.moveaxis(x, 0, 2), 0, 1)
+                                   .ravel()),
+    "vstack": ([(4,), (2, 4)], lambda m, a, b: m.vstack([a, b])),
+    "hstack 1-d and 2-d": ([(3,), (2,), (2, 3), (2, 1)], lambda m, a, b, c, d: m.cat(
+        [m.hstack([a, b]), m.hstack([c, d]).ravel()])),
+    "dstack, column_stack": ([(3,), (3,), (3, 2)], lambda m, a, b, c: m.dstack([a, b]).sum()
+                             + m.column_stack([a, c, b]).sum(0).sum()),
+    "atleast_3d": ([(2, 3)], lambda m, x: m.atleast_3d(x) * m.atleast_2d(x[0]).sum()),
+    "trace": ([SQUARE], lambda m, x: x.trace() * m.trace(x)),
+    "logaddexp": ([(A, -30, 30), (1, 4)], lambda m, x, y: m.logaddexp(x, y)),
+    "logit(eps)": ([(A, 0, 1)], lambda m, x: m.logit(x, eps=0.1) + x.logit()),
+    "positive, negative, sgn": ([A], lambda m, x: m.positive(x) * x.negative() + x.sgn()),
+    # (no column all nan: there torch's nanmean backward divides 0 by 0)
+    "nansum, nanmean": ([A], lambda m, x: m.stack([
+        (x.log()).nansum(), x.log().nanmean(), m.nansum(x, 1).sum(),
+        m.cat([x, m.ones(1, 4, dtype=x.dtype)]).log().nanmean(0)[0]])),
+    "argwhere": ([], lambda m: m.argwhere(m.tensor([[0, 1], [2, 0]]))),
     "fmod": ([A, (A, 0.5, 2)], lambda m, x, y: m.fmod(x, y)),
     "fmod(number)": ([A], lambda m, x: x.fmod(0.7)),
     "remainder": ([A, (A, 0.5, 2)], lambda m, x, y: m.remainder(x, y)),
@@ -229,6 +246,7 @@ ERRORS = {
     "kthvalue k too large": lambda m: m.zeros(3).kthvalue(4),
     "repeat_interleave negative": lambda m: m.zeros(3).repeat_interleave(-1),
     "div bad rounding_mode": lambda m: m.ones(2).div(2, rounding_mode="round"),
+    "trace of a 3-d tensor": lambda m: m.zeros(2, 2, 2).trace(),
     "LeakyReLU too many arguments": lambda m: m.nn.LeakyReLU(0.1, True, 3),
     "leaky_relu of a long tensor": lambda m: m.nn.functional.leaky_relu(_long(m, [1, -1])),
     "unflatten wrong sizes": lambda m: m.zeros(6).unflatten(0, (4, -1)),

@@ -43,7 +43,8 @@ METHOD_FUNCTIONS = (
     "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
     "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
     "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
-    "true_divide", "floor_divide",
+    "true_divide", "floor_divide", "ravel", "moveaxis", "swapdims", "trace", "logaddexp",
+    "logit", "positive", "negative", "sgn", "nansum", "nanmean",
 )
 
 
@@ -85,7 +86,10 @@ FUNCTIONS.update(
     cat=shape.cat, concat=shape.cat, concatenate=shape.cat, stack=shape.stack,
     cdist=linalg.cdist, meshgrid=layout.meshgrid, tril_indices=layout.tril_indices,
     triu_indices=layout.triu_indices, searchsorted=selection.searchsorted,
-    bucketize=selection.bucketize,
+    bucketize=selection.bucketize, vstack=layout.vstack, row_stack=layout.vstack,
+    hstack=layout.hstack, dstack=layout.dstack, column_stack=layout.column_stack,
+    atleast_1d=layout.atleast_1d, atleast_2d=layout.atleast_2d, atleast_3d=layout.atleast_3d,
+    argwhere=lambda input: input.nonzero(),
 )
 
 

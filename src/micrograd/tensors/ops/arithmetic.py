@@ -154,6 +154,38 @@ def floor_divide(x: Tensor, other: Any) -> Tensor:
     return div(x, other, rounding_mode="floor")
 
 
+@method("logaddexp")
+def logaddexp(x: Tensor, other: Any) -> Tensor:
+    """log(e^x + e^other) without overflow: the larger one plus log1p of e^-(difference)."""
+    big = x.maximum(other).detach()
+    return big + ((x - big).exp() + (other - big).exp()).log()
+
+
+@method("logit")
+def logit(x: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    p = x if eps is None else x.clamp(eps, 1 - eps)
+    return (p / (1 - p)).log()
+
+
+method("positive")(lambda x: x)
+method("negative")(lambda x: -x)
+method("sgn")(lambda x: x.sign())
+
+
+@method("nansum")
+def nansum(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The sum with nan counted as 0."""
+    return x.masked_fill(x.isnan(), 0).sum(dim=dim, keepdim=keepdim)
+
+
+@method("nanmean")
+def nanmean(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The mean of the elements that are not nan."""
+    count = (~x.isnan()).sum(dim=dim, keepdim=keepdim)
+    return nansum(x, dim, keepdim) / count
+
+
 for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
                          ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
                          ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),

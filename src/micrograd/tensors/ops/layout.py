@@ -471,3 +471,55 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Tensor, ...]:
         shape[position] = -1
         grids.append(reshape(t, shape).expand(*sizes))
     return tuple(grids)
+
+
+# --- joins and aliases written with the ops above (their gradients are the ops') --------
+
+method("ravel")(lambda x: reshape(x, -1))
+method("moveaxis")(movedim)
+
+
+def atleast_1d(x: Tensor) -> Tensor:
+    return reshape(x, 1) if x._array.ndim == 0 else x
+
+
+def atleast_2d(x: Tensor) -> Tensor:
+    return reshape(x, 1, -1) if x._array.ndim < 2 else x
+
+
+def atleast_3d(x: Tensor) -> Tensor:
+    """torch's rule: (n,) -> (1, n, 1) and (m, n) -> (m, n, 1)."""
+    if x._array.ndim == 0:
+        return reshape(x, 1, 1, 1)
+    if x._array.ndim == 1:
+        return reshape(x, 1, -1, 1)
+    return reshape(x, *x._array.shape, 1) if x._array.ndim == 2 else x
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Rows stacked: 1-d tensors become rows, then joined along dim 0."""
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Joined along dim 1 (dim 0 for 1-d tensors)."""
+    parts = [atleast_1d(t) for t in tensors]
+    return cat(parts, 0 if parts and parts[0]._array.ndim == 1 else 1)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Joined along dim 2 after atleast_3d."""
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """1-d (and 0-d) tensors as columns, joined along dim 1 with the 2-d ones."""
+    return cat([reshape(t, -1, 1) if t._array.ndim < 2 else t for t in tensors], 1)
+
+
+@method("trace")
+def trace(x: Tensor) -> Tensor:
+    """The sum of a matrix's diagonal."""
+    if x._array.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._array.ndim}")
+    return diagonal(x).sum()
