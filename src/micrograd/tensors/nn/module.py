@@ -78,7 +78,6 @@ def _is_trainable_leaf(value: Any) -> bool:
     return isinstance(value, Tensor) and value.requires_grad and value.is_leaf
 
 
-
 class Members(list[Tensor]):
     """What parameters()/buffers() return: a list that next() also walks, front first, as
     the generator torch returns (`next(model.parameters()).dtype` is a common idiom)."""
@@ -87,6 +86,7 @@ class Members(list[Tensor]):
         if not self:
             raise StopIteration
         return self.pop(0)
+
 
 class Module:
     """Base class for all layers and models: subclass it, assign parameters and sub-modules

@@ -130,9 +130,8 @@ def functional_of(entry: Op) -> Callable[..., Tensor]:
     update = in_place_of(entry, function)
 
     def functional(input: Tensor, *args: Any, inplace: bool = False, **kwargs: Any) -> Tensor:
-        if len(args) == len(entry.params) + 1:
-            *args_list, inplace = args
-            args = tuple(args_list)
+        if len(args) == len(entry.params) + 1:  # inplace given by position, as torch allows
+            args, inplace = args[:-1], args[-1]
         return (update if inplace else function)(input, *args, **kwargs)
 
     functional.__name__ = functional.__qualname__ = entry.torch.functional
