@@ -137,6 +137,13 @@ OPS = {
     "nansum, nanmean": ([A], lambda m, x: m.stack([
         (x.log()).nansum(), x.log().nanmean(), m.nansum(x, 1).sum(),
         m.cat([x, m.ones(1, 4, dtype=x.dtype)]).log().nanmean(0)[0]])),
+    "masks combined with & | ^": ([A, A], lambda m, x, y: m.where(
+        ((x > 0) & (y < 0.5)) | ((x < -1) ^ (y > 1)), x, y)),
+    "bool & True, 1 | mask": ([A], lambda m, x: m.stack([(x > 0) & True, 1 | (x > 1)])),
+    "bitwise on integers": ([], lambda m: m.stack([
+        m.bitwise_and(_long(m, [12, 10, -3]), 6), _long(m, [1, 2, 3]) | _long(m, [4, 4, 4]),
+        m.bitwise_xor(_long(m, [5, 5, 5]), _long(m, [1, 2, 3])),
+        m.bitwise_not(_long(m, [0, 1, -2]))])),
     "argwhere": ([], lambda m: m.argwhere(m.tensor([[0, 1], [2, 0]]))),
     "fmod": ([A, (A, 0.5, 2)], lambda m, x, y: m.fmod(x, y)),
     "fmod(number)": ([A], lambda m, x: x.fmod(0.7)),
@@ -246,6 +253,8 @@ ERRORS = {
     "kthvalue k too large": lambda m: m.zeros(3).kthvalue(4),
     "repeat_interleave negative": lambda m: m.zeros(3).repeat_interleave(-1),
     "div bad rounding_mode": lambda m: m.ones(2).div(2, rounding_mode="round"),
+    "& of floats": lambda m: m.ones(2) & m.ones(2),
+    "bitwise_not of floats": lambda m: m.ones(2).bitwise_not(),
     "trace of a 3-d tensor": lambda m: m.zeros(2, 2, 2).trace(),
     "LeakyReLU too many arguments": lambda m: m.nn.LeakyReLU(0.1, True, 3),
     "leaky_relu of a long tensor": lambda m: m.nn.functional.leaky_relu(_long(m, [1, -1])),

@@ -44,7 +44,8 @@ METHOD_FUNCTIONS = (
     "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
     "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
     "true_divide", "floor_divide", "ravel", "moveaxis", "swapdims", "trace", "logaddexp",
-    "logit", "positive", "negative", "sgn", "nansum", "nanmean",
+    "logit", "positive", "negative", "sgn", "nansum", "nanmean", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not",
 )
 
 

@@ -186,6 +186,36 @@ def nanmean(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return nansum(x, dim, keepdim) / count
 
 
+# --- bitwise and logical operators on integer and bool tensors: masks combined ----------
+
+def _bitwise(name: str, combine: Any) -> Any:
+    """x & y, x | y, x ^ y (and bitwise_and/...): bools combine logically, integers bit by
+    bit; float operands are refused, as torch refuses them. No gradient."""
+    def op(x: Tensor, other: Any) -> Tensor:
+        a, b = x._array, raw(other)
+        kinds = a.dtype.kind + getattr(b, "dtype", a.dtype).kind
+        if isinstance(b, float) or "f" in kinds or "c" in kinds:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
+        return leaf(np.asarray(combine(a, b)))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+for _name, _combine, _operators in (
+        ("bitwise_and", np.bitwise_and, ("__and__", "__rand__")),
+        ("bitwise_or", np.bitwise_or, ("__or__", "__ror__")),
+        ("bitwise_xor", np.bitwise_xor, ("__xor__", "__rxor__"))):
+    method(_name, *_operators)(_bitwise(_name, _combine))
+
+
+@method("bitwise_not")
+def bitwise_not(x: Tensor) -> Tensor:
+    if x._array.dtype.kind in "fc":
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return leaf(np.invert(x._array))
+
+
 for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
                          ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
                          ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),
