@@ -205,6 +205,9 @@ OPS = {
     "median(0, keepdim)": ([(4, 3)], lambda m, x: x.median(0, keepdim=True)),
     "kthvalue": ([(3, 5)], lambda m, x: x.kthvalue(2)),
     "kthvalue(dim=0)": ([(4, 3)], lambda m, x: m.kthvalue(x, 4, dim=0, keepdim=True)),
+    "cummax": ([(3, 5)], lambda m, x: x.cummax(1)),
+    "torch.cummin(dim=0)": ([W], lambda m, x: m.cummin(x, dim=0)),
+    "cummax with ties": ([], lambda m: m.cummax(m.tensor([1.0, 3, 3, 2, 5, 5]), 0)),
     "aminmax": ([A], lambda m, x: m.aminmax(x)),
     "aminmax(dim)": ([A], lambda m, x: x.aminmax(dim=1, keepdim=True)),
     # functions of no gradient

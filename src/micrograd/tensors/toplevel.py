@@ -45,7 +45,7 @@ METHOD_FUNCTIONS = (
     "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
     "true_divide", "floor_divide", "ravel", "moveaxis", "swapdims", "trace", "logaddexp",
     "logit", "positive", "negative", "sgn", "nansum", "nanmean", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_not",
+    "bitwise_xor", "bitwise_not", "cummax", "cummin",
 )
 
 

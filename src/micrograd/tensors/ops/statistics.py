@@ -369,6 +369,49 @@ def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,
     return results[0] if len(results) == 1 else tuple(results)
 
 
+def _running_extreme(x: Tensor, dim: int, larger: bool, op: str) -> SortResult:
+    """(values, indices) of the running max (or min) along `dim`; an equal later element
+    takes over, as torch's. The gradient goes to the element each value came from."""
+    data = x._array
+    axis = dim % max(data.ndim, 1)
+    moved = np.moveaxis(data, axis, 0) if data.ndim else data.reshape(1)
+    picked = np.zeros(moved.shape, np.int64)
+    best = moved[0]
+    for i in range(1, moved.shape[0]):
+        better = moved[i] >= best if larger else moved[i] <= best
+        best = np.where(better, moved[i], best)
+        picked[i] = np.where(better, i, picked[i - 1])
+    grids: list[Any] = list(np.indices(picked.shape, sparse=True))
+    grids[0] = picked
+    where = tuple(grids)
+
+    def vjp(g: np.ndarray) -> np.ndarray:
+        full = np.zeros(moved.shape, dtype=g.dtype)
+        np.add.at(full, where, np.moveaxis(g, axis, 0) if data.ndim else g.reshape(1))
+        return np.moveaxis(full, 0, axis) if data.ndim else full.reshape(())
+
+    values = moved[where]
+    indices = picked
+    if data.ndim:
+        values, indices = np.moveaxis(values, 0, axis), np.moveaxis(picked, 0, axis)
+    else:
+        values, indices = values.reshape(()), picked.reshape(())
+    return SortResult(unary(x, np.ascontiguousarray(values), op, vjp),
+                      leaf(np.ascontiguousarray(indices)))
+
+
+@method()
+def cummax(x: Tensor, dim: int) -> SortResult:
+    """The running maximum along `dim` and where each came from."""
+    return _running_extreme(x, dim, True, "cummax")
+
+
+@method()
+def cummin(x: Tensor, dim: int) -> SortResult:
+    """The running minimum along `dim` and where each came from."""
+    return _running_extreme(x, dim, False, "cummin")
+
+
 MinMax = namedtuple("MinMax", ["min", "max"])  # torch.aminmax
 
 
