@@ -135,6 +135,9 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
     """x limited to [min, max];  d/dx = 1 inside (bounds included, as PyTorch), else 0."""
     if min is None and max is None:
         raise ValueError("clamp needs min or max (or both)")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # bounds per element, broadcast
+        lower = x if min is None else x.maximum(min)
+        return lower if max is None else lower.minimum(max)
     data = x._array
     inside = np.ones(data.shape, dtype=bool)
     if min is not None:
