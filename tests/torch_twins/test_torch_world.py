@@ -313,7 +313,7 @@ def test_summary_writer_without_tensorboard_says_what_to_install(monkeypatch, tm
 
 # -- one error for every torch name we lack --------------------------------------------------
 
-MISSING_ATTRIBUTES = ["torch.fft", "torch.compile", "torch.nn.Conv2d", "torch.nn.LSTM",
+MISSING_ATTRIBUTES = ["torch.fft", "torch.compile", "torch.nn.Conv2d", "torch.nn.Transformer",
                       "torch.nn.functional.conv2d", "torch.optim.LBFGS",
                       "torch.utils.data.IterableDataset", "torch.distributions"]
 MISSING_METHODS = [("Tensor", "stride"), ("Tensor", "storage_offset"),

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensors import random as streams
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.composed_losses import (
     cosine_embedding_loss,
@@ -179,14 +180,21 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     return node(out, inputs, "linear_relu", grad_fn, record)
 
 
-def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows)."""
-    return reduce.softmax(x, dim)
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """e^x_i / sum_j e^x_j along dim (shifted by the max, so it never overflows). Without
+    dim, torch's implicit choice (0 for 0-, 1- and 3-d input, else 1) and its warning."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("softmax", input.ndim)
+    return reduce.softmax(input if dtype is None else input.to(dtype), dim)
 
 
-def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """x_i - log sum_j e^x_j along dim (stable)."""
-    return reduce.log_softmax(x, dim)
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """x_i - log sum_j e^x_j along dim (stable); without dim, as softmax."""
+    if dim is None:
+        dim = torch_warnings.implicit_softmax_dim("log_softmax", input.ndim)
+    return reduce.log_softmax(input if dtype is None else input.to(dtype), dim)
 
 
 # --- activations -------------------------------------------------------------------------
