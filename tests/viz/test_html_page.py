@@ -323,7 +323,7 @@ def test_network_page_names_every_parameter_and_tells_leaf_kinds(open_page, fuse
     random.seed(3)
     model = MLP(3, [4, 4, 1], activation="tanh", fused=fused)
     loss = (model([2.0, 3.0, -1.0]) - 1.0) ** 2
-    page = open_page(loss)
+    page = open_page(loss, fold=False)
     rows = page.eval_on_selector_all(
         "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
     kinds = {row[0]: row[-1] for row in rows}
@@ -360,7 +360,7 @@ def test_follow_keeps_the_active_op_its_inputs_and_output_in_view(open_page, bui
     else:
         random.seed(3)
         root = (MLP(3, [4, 4, 1], activation="tanh")([2.0, 3.0, -1.0]) - 1.0) ** 2
-    page = open_page(root)
+    page = open_page(root, fold=False)  # every node drawn: the folded page is tested below
     steps = page.evaluate("() => JSON.parse(document.getElementById('mg-data').textContent).steps")
     for k in range(1, len(steps)):
         page.evaluate(f"() => window.micrograd.go({k})")
@@ -376,3 +376,110 @@ def test_follow_keeps_the_active_op_its_inputs_and_output_in_view(open_page, bui
                 ".map(t => t.getBoundingClientRect().height)", step["node"])
             assert min(heights) >= 9, f"step {k}: text {min(heights):.1f} px high"
     assert page.errors == []
+
+
+ON_SCREEN = """() => {
+  const p = document.getElementById("mg-graph").getBoundingClientRect();
+  return Array.from(document.querySelectorAll("#mg-graph g.node")).map(g => {
+    const r = g.getBoundingClientRect();
+    const texts = Array.from(g.querySelectorAll("text"));
+    return {id: g.id, texts: texts.map(t => t.textContent.trim()),
+            inside: r.left >= p.left - 1 && r.right <= p.right + 1 && r.top >= p.top - 1 &&
+                    r.bottom <= p.bottom + 1,
+            textHeight: Math.min(...texts.map(t => t.getBoundingClientRect().height)),
+            x: r.left + r.width / 2, y: r.top + r.height / 2};
+  });
+}"""
+
+
+def network_loss(fused):
+    from micrograd.nn import MLP
+
+    random.seed(3)
+    model = MLP(3, [4, 4, 1], activation="tanh", fused=fused)
+    return model, (model([2.0, 3.0, -1.0]) - 1.0) ** 2
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
+def test_network_page_opens_folded_by_neuron_and_a_click_unfolds_one(open_page, fused):
+    """Issue 22: a network's page opens with one box per neuron, named by its parameters'
+    path, readable after "fit"; a click on a box unfolds that neuron (more nodes on screen,
+    its parameters by name), a click on one of its nodes folds it again, "unfold all"
+    draws every node."""
+    require(shutil.which("dot"), "Graphviz's dot (folding uses its layout)")
+    model, loss = network_loss(fused)
+    order = topological_order(loss)
+    parameters = [name for name, _ in model.named_parameters()]
+    neurons = sorted({name.rsplit(".", 2 if ".w." in name else 1)[0] for name in parameters})
+    assert len(neurons) == 9
+    page = open_page(loss)
+    page.click("#mg-fit")
+    folded = page.evaluate(ON_SCREEN)
+    boxes = {n["texts"][0]: n for n in folded if n["id"].startswith("fold")}
+    assert sorted(boxes) == neurons
+    texts = {t for n in folded for t in n["texts"]}
+    assert not texts & set(parameters)  # folded away
+    assert all(n["inside"] for n in folded), "fit shows every box"
+    # drawn in full, "fit" left the unfused graph's text 1 px high; folded, the boxes' and
+    # values' text is >= 8 px (the op symbols are drawn smaller, 11 pt against 14)
+    smallest = min(n["textHeight"] for n in folded if not n["id"].endswith("_op"))
+    assert smallest >= 8, f"after fit the smallest text is {smallest:.1f} px high"
+
+    target = boxes["layers.1.neurons.2"]
+    page.mouse.click(target["x"], target["y"])
+    unfolded = page.evaluate(ON_SCREEN)
+    assert len(unfolded) > len(folded)
+    shown = {t for n in unfolded for t in n["texts"]}
+    own = [p for p in parameters if p.startswith("layers.1.neurons.2.")]
+    assert len(own) == 5 and set(own) <= shown
+    assert not (set(parameters) - set(own)) & shown  # the other neurons stay folded
+    assert "layers.1.neurons.2" not in {n["texts"][0] for n in unfolded}
+
+    member = next(n for n in unfolded if n["texts"][0] == own[0])
+    page.mouse.click(member["x"], member["y"])  # a node of the open neuron: fold it again
+    assert len(page.evaluate(ON_SCREEN)) == len(folded)
+
+    page.click("#mg-unfold")
+    every = page.evaluate(ON_SCREEN)
+    ops = sum(1 for n in order if n._prev)
+    assert len(every) == len(order) + ops  # a box per value and one per op
+    assert set(parameters) <= {t for n in every for t in n["texts"]}
+    page.click("#mg-unfold")
+    assert len(page.evaluate(ON_SCREEN)) == len(folded)
+    assert page.errors == []
+
+
+def test_stepping_through_a_folded_network_shows_where_the_gradient_is(open_page):
+    """At every step of the folded page the active element is on screen and is the step's
+    node, or the box of the neuron whose parameters the step's op reads; at the end the
+    leaves table holds the engine's gradients."""
+    require(shutil.which("dot"), "Graphviz's dot (folding uses its layout)")
+    model, loss = network_loss(fused=True)
+    page = open_page(loss)
+    steps = page.evaluate("() => JSON.parse(document.getElementById('mg-data').textContent).steps")
+    for k in range(1, len(steps)):
+        page.evaluate(f"() => window.micrograd.go({k})")
+        if not steps[k]["node"]:
+            continue
+        lit = page.eval_on_selector_all("g.node.mg-active", "gs => gs.map(g => g.id)")
+        active = [n for n in page.evaluate(ON_SCREEN) if n["id"] in lit]
+        assert active and all(n["inside"] for n in active), f"step {k}"
+        reads = re.findall(r"(layers\.\d\.neurons\.\d)\.w\.0\b", steps[k]["title"])
+        if reads:  # a neuron's w·x+b: its box (folded) is what lights up
+            assert [n["texts"][0] for n in active if n["id"].startswith("fold")] == reads[:1]
+    for p in model.parameters():
+        p.grad = 0.0
+    loss.backward()
+    rows = page.eval_on_selector_all(
+        "#mg-leaves tbody tr", "rs => rs.map(r => Array.from(r.children).map(c => c.textContent))")
+    table = {row[0]: float(row[2]) for row in rows}
+    for name, p in model.named_parameters():
+        assert abs(table[name] - p.grad) <= 5.1e-5 + 1e-4 * abs(p.grad), name
+    assert page.errors == []
+
+
+def test_fold_is_refused_unless_a_bool_or_none():
+    from micrograd.viz import html_page
+
+    with pytest.raises(TypeError, match="fold must be True, False or None"):
+        html_page(lecture_neuron(), fold="yes")

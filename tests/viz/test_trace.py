@@ -163,3 +163,34 @@ def _recording(grad_fn, ran):
         ran.append(n)
         return grad_fn(n)
     return recorded
+
+
+def test_trace_says_parameter_input_constant_as_the_page_does():
+    # issue 22: a network's inputs and weights were all "(a constant)" in the trace
+    from micrograd.lecture import MLP
+    from micrograd.viz import html_page
+
+    net = MLP(3, [2, 1])
+    loss = (net([2.0, 3.0, -1.0]) - 1.0) ** 2
+    text = trace(loss)
+    assert "layers.0.neurons.1.w.2 = " in text
+    forward = {line.split(" = ")[0].strip(): line for line in text.splitlines()
+               if line.startswith("  ") and line.rstrip().endswith(")") and "(a" in line}
+    assert forward["layers.0.neurons.1.w.2"].endswith("(a parameter)")
+    assert forward["layers.1.neurons.0.b"].endswith("(a parameter)")
+    def numbers(kind: str) -> list:
+        return [line.split(" = ")[1].split()[0] for line in forward.values()
+                if line.endswith(kind)]
+
+    # the lecture's neuron wraps each input float in its own Value: 2.0, 3.0, -1.0 per neuron
+    assert numbers("(an input)") == ["2.0", "3.0", "-1.0"] * 2
+    assert numbers("(a constant)") == ["-1.0"]  # the lecture's a - b is a + (-b): the -1.0
+    # the page's leaves table has the same kind for every leaf name
+    import json
+    import re
+    page = html_page(loss)
+    data = json.loads(re.search(r'id="mg-data">(.*?)</script>', page, re.S).group(1))
+    for leaf in data["leaves"]:
+        node = data["nodes"][leaf]
+        assert forward[node["name"]].endswith(f"({'an' if node['kind'] == 'input' else 'a'} "
+                                              f"{node['kind']})")

@@ -143,7 +143,11 @@ def dot_source(root: Any, rankdir: str = "LR", max_depth: int | None = None,
                grads: dict | None = None, names: Mapping[str, Any] | None = None) -> str:
     """The DOT text of draw_dot's picture, made without the graphviz Python package."""
     graph = graph or view(root, max_depth, what="dot_source", names=names)
-    graph_attrs, nodes, edges = describe(graph, rankdir, fields, grads)
+    return dot_text(*describe(graph, rankdir, fields, grads))
+
+
+def dot_text(graph_attrs: dict, nodes: list, edges: list) -> str:
+    """DOT text of describe()'s (graph attrs, nodes, edges); attribute values already escaped."""
 
     def attrs(a: dict) -> str:
         return ", ".join(f'{k}="{v}"' for k, v in a.items())

@@ -236,26 +236,32 @@ def is_parameter(node: Any) -> bool:
 
 
 def leaf_kinds(graph: GraphView) -> dict[int, str]:
-    """id(leaf) -> "parameter", "input" or "constant" for every drawn leaf.
+    """id(leaf) -> "parameter", "input" or "constant" for every drawn leaf (see kinds_of)."""
+    return kinds_of(graph.nodes, graph.given)
 
+
+def kinds_of(nodes: list, given: AbstractSet[int] = frozenset()) -> dict[int, str]:
+    """id(leaf) -> "parameter", "input" or "constant" for every leaf among `nodes`.
+
+    The one rule the page's leaves table, the pictures' colours and the text trace share.
     parameter: a Tensor that requires grad, a Value a module made (micrograd.nn, .lecture)
-    or one named in names=. input: a labelled Value (the learner named it), or a Value that
-    meets a parameter at an op (the x of w*x, the inputs of a neuron's w·x+b). constant:
-    any other leaf (the 1.0 of y - 1.0, the 2 of **2).
+    or one named in names= (`given`: their ids). input: a labelled Value (the learner named
+    it), or a Value that meets a parameter at an op (the x of w*x, the inputs of a neuron's
+    w·x+b). constant: any other leaf (the 1.0 of y - 1.0, the 2 of **2).
     """
     from micrograd.nn import PARAMETERS
 
     def parameter(node: Any) -> bool:
         if is_array_node(node):
             return is_parameter(node)
-        return node in PARAMETERS or id(node) in graph.given
+        return node in PARAMETERS or id(node) in given
 
     kinds: dict[int, str] = {}
-    for node in graph.nodes:
+    for node in nodes:
         if not node._prev:
             kinds[id(node)] = ("parameter" if parameter(node) else
                                "input" if getattr(node, "label", "") else "constant")
-    for node in graph.nodes:  # a leaf next to a parameter at an op is that op's input
+    for node in nodes:  # a leaf next to a parameter at an op is that op's input
         children = node._prev
         if any(id(c) in kinds and kinds[id(c)] == "parameter" for c in children):
             for child in children:

@@ -29,8 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.engine import Value
-from micrograd.viz.dot import DotTimeout, dot_source, has_dot, input_edges, run_dot
+from micrograd.viz.dot import (
+    DotTimeout,
+    describe,
+    dot_source,
+    dot_text,
+    has_dot,
+    input_edges,
+    run_dot,
+)
 from micrograd.viz.expr import Expression, parse_expression
+from micrograd.viz.fold import FOLD_OVER, Folding, fold_groups, folded_layout
 from micrograd.viz.graph import GraphView, check_rankdir, fmt4, leaf_kinds, view
 from micrograd.viz.trace import trace_steps
 
@@ -43,12 +52,14 @@ PAGE_DOT_TIMEOUT = 10.0
 
 def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = None,
             rankdir: str = "LR", title: str | None = None, h: float = H,
-            max_depth: int | None = None) -> str:
+            max_depth: int | None = None, fold: bool | None = None) -> str:
     """Write the step-through page for `root` to `path`; return the path.
 
     root: a Value (no numerical check), an expression string or Expression with `values`,
     or a function f(**values) -> Value called with one labelled Value per name in `values`.
     max_depth: draw only the nodes within that many ops of the output (see the module doc).
+    fold: open a network's graph with one box per neuron, unfolded by a click (viz/fold.py);
+    None folds graphs of more than FOLD_OVER nodes whose parameters have module names.
     """
     suffix = Path(path).suffix.lower()
     if suffix not in (".html", ".htm"):
@@ -56,15 +67,18 @@ def to_html(root: Any, path: str | Path, values: Mapping[str, float] | None = No
                          f"(got {str(path)!r}); for .svg/.png use draw_dot(...).render() or "
                          f"`micrograd graph`")
     page = html_page(root, values=values, rankdir=rankdir, title=title, h=h,
-                     max_depth=max_depth)
+                     max_depth=max_depth, fold=fold)
     Path(path).write_text(page, encoding="utf-8")
     return str(path)
 
 
 def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str = "LR",
-              title: str | None = None, h: float = H, max_depth: int | None = None) -> str:
+              title: str | None = None, h: float = H, max_depth: int | None = None,
+              fold: bool | None = None) -> str:
     """The page's HTML text (see to_html)."""
     check_rankdir(rankdir)
+    if fold not in (None, True, False):
+        raise TypeError(f"fold must be True, False or None (fold big networks), got {fold!r}")
     value, build, text = _resolve(root, values)
     graph = view(value, max_depth, what="to_html")
     # _resolve gives a builder only with values (an expression or a function)
@@ -85,7 +99,16 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
         return []
 
     zero = {id(n): 0.0 for n in graph.nodes}
-    svg = _svg(graph, rankdir, fields, zero)
+    folding = _folding(graph, fold)
+    views = _folded_views(graph, rankdir, fields, zero, folding) if folding else None
+    if views is None:
+        folding = None
+    svg = views["folded"] if views else _svg(graph, rankdir, fields, zero)
+    groups = []
+    if folding is not None:
+        for node in graph.nodes:
+            nodes[graph.id(node)]["group"] = folding.member.get(id(node))
+        groups = [{"id": folding.box(k), "name": name} for k, name in enumerate(folding.names)]
     data = {
         "title": title or text or graph.name(value),
         "numerical": numerical is not None,
@@ -94,6 +117,7 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
         "nodes": nodes,
         "leaves": [graph.id(n) for n in leaves],
         "steps": steps,
+        "groups": groups,
     }
     page_title = html.escape(title or text or f"the graph of {graph.name(value)}")
     replacements = {
@@ -107,6 +131,11 @@ def html_page(root: Any, values: Mapping[str, float] | None = None, rankdir: str
         "NUMERICAL_NOTE": (f"The last column is the numerical check with h = {h:g}: the change in "
                            f"the output when only that leaf moves by h. " if numerical else ""),
         "CUT_NOTE": _cut_note(graph, skipped),
+        "FOLD_NOTE": ("The network is folded: one box per neuron (or layer), named by its "
+                      "parameters' path. Click a box to unfold it, a node of the unfolded "
+                      "neuron to fold it again, or use “unfold all”. " if views else ""),
+        "VIEWS": "\n".join(f'<template id="mg-view-{name}">{view_svg}</template>'
+                           for name, view_svg in (views or {}).items()),
     }
     # one pass, so text inserted for one placeholder is never scanned for another
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: replacements[m.group(1)], _asset("page.html"))
@@ -228,6 +257,38 @@ def _cut_note(graph: GraphView, skipped: int) -> str:
     return (f"This page draws the {len(graph.nodes)} nodes within max_depth={graph.max_depth} "
             f"ops of the output; {graph.hidden} more are not drawn, and the {skipped} backward "
             f"steps that change no drawn gradient are left out. ")
+
+
+def _folding(graph: GraphView, fold: bool | None) -> Folding | None:
+    """How the page folds graph (None: drawn in full); folding needs Graphviz's layout."""
+    if fold is False or (fold is None and len(graph.nodes) <= FOLD_OVER):
+        return None
+    if not has_dot() or len(graph.nodes) > DOT_LAYOUT_LIMIT:
+        return None
+    return fold_groups(graph, leaf_kinds(graph))
+
+
+def _folded_views(graph: GraphView, rankdir: str, fields: Callable, grads: dict,
+                  folding: Folding) -> dict[str, str] | None:
+    """{view name: SVG}: "folded" (every group a box), "0", "1", ... (that group unfolded)
+    and "full"; None if Graphviz runs out of time on one of them."""
+    described = describe(graph, rankdir, fields, grads)
+    layouts: dict[str, tuple] = {"folded": folded_layout(graph, described, folding, None)}
+    for k in range(len(folding.names)):
+        layouts[str(k)] = folded_layout(graph, described, folding, k)
+    layouts["full"] = described
+    views = {}
+    for name, layout in layouts.items():
+        try:
+            svg = run_dot(dot_text(*layout), "svg", timeout=PAGE_DOT_TIMEOUT,
+                          nodes=len(layout[1])).decode("utf-8")
+        except DotTimeout:
+            warnings.warn(f"to_html: Graphviz did not lay out a folded view of {len(graph.nodes)} "
+                          f"nodes within {PAGE_DOT_TIMEOUT:g} s; the page is not folded",
+                          stacklevel=4)
+            return None
+        views[name] = svg[svg.index("<svg"):]
+    return views
 
 
 def _asset(name: str) -> str:

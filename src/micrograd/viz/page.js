@@ -5,11 +5,12 @@
   "use strict";
   const data = JSON.parse(document.getElementById("mg-data").textContent);
   const steps = data.steps;
-  const svg = document.querySelector("#mg-graph svg");
   const pane = document.getElementById("mg-graph");
+  let svg = null;  // the SVG on screen: a folded network swaps in another view's
   const grads = {};
-  const gradText = {};
+  let gradText = {};
   let current = 0;
+  let shownView = "folded";  // "folded", a group's index (that group unfolded) or "full"
 
   function fmt(x) {  // the picture's format: %.4f, exponent form when 4 decimals hide x
     if (typeof x === "string") return x;  // "nan", "inf", "-inf"
@@ -18,12 +19,14 @@
     return x.toExponential(4);
   }
 
-  for (const id in data.nodes) {
-    grads[id] = 0;
-    const g = document.getElementById(id);
-    if (!g) continue;
-    const t = Array.from(g.querySelectorAll("text")).find(e => e.textContent.trim().startsWith("grad "));
-    if (t) { t.classList.add("mg-grad"); gradText[id] = t; }
+  for (const id in data.nodes) grads[id] = 0;
+
+  // The element that shows node `id` (or its op, `id_op`) now: its own, or its folded group's box.
+  function onScreen(id) {
+    if (document.getElementById(id)) return id;
+    const node = data.nodes[id.replace(/_op$/, "")];
+    const group = node ? node.group : undefined;
+    return group === undefined || group === null ? id : data.groups[group].id;
   }
 
   // The leaves table: its grad column fills in as the steps reach each leaf.
@@ -47,7 +50,7 @@
   function setClass(ids, cls) {
     document.querySelectorAll("." + cls).forEach(e => e.classList.remove(cls));
     for (const id of ids) {
-      const e = document.getElementById(id);
+      const e = document.getElementById(onScreen(id));
       if (e) e.classList.add(cls);
     }
   }
@@ -57,7 +60,7 @@
     return Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(a), Math.abs(b));
   }
 
-  function render() {
+  function render(keepView) {
     const step = steps[current];
     const touched = new Set();
     for (let k = 1; k <= current; k++) for (const u of steps[k].updates) touched.add(u.id);
@@ -65,6 +68,10 @@
       gradText[id].textContent = "grad " + fmt(grads[id]);
       const g = document.getElementById(id);
       g.classList.toggle("mg-filled", touched.has(id));
+    }
+    for (const group of data.groups) {  // a folded box is filled once a member has its gradient
+      const box = document.getElementById(group.id);
+      if (box) box.classList.toggle("mg-filled", Array.from(touched).some(id => onScreen(id) === group.id));
     }
     const changed = step.updates.map(u => u.id);
     setClass(step.node ? [step.node, step.node + "_op"] : [], "mg-active");
@@ -90,7 +97,7 @@
     document.getElementById("mg-first").disabled = current === 0;
     document.getElementById("mg-next").disabled = current === steps.length - 1;
     document.getElementById("mg-last").disabled = current === steps.length - 1;
-    if (step.node) follow([step.node, step.node + "_op", ...changed]);
+    if (step.node && !keepView) follow([step.node, step.node + "_op", ...changed]);
   }
 
   function go(target) {
@@ -109,13 +116,49 @@
 
   // --- pan and zoom by moving the SVG viewBox ------------------------------------------
   let full = null;
-  if (svg) {
+  // Take the SVG now in the pane: its whole extent (for fit) and its gradient texts.
+  function attach() {
+    svg = document.querySelector("#mg-graph svg");
+    gradText = {};
+    if (!svg) return;
+    for (const id in data.nodes) {
+      const g = document.getElementById(id);
+      if (!g) continue;
+      const t = Array.from(g.querySelectorAll("text")).find(e => e.textContent.trim().startsWith("grad "));
+      if (t) { t.classList.add("mg-grad"); gradText[id] = t; }
+    }
     const vb = svg.viewBox.baseVal;
     full = vb && vb.width ? { x: vb.x, y: vb.y, width: vb.width, height: vb.height }
                           : { x: 0, y: 0, width: svg.getBBox().width, height: svg.getBBox().height };
     svg.removeAttribute("width");
     svg.removeAttribute("height");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  }
+  attach();
+  // Show another view of a folded network (see viz/fold.py): the whole of it fits at first.
+  const unfoldButton = document.getElementById("mg-unfold");
+  function showView(name) {
+    const template = document.getElementById("mg-view-" + name);
+    if (!template) return;
+    pane.replaceChildren(template.content.cloneNode(true));
+    shownView = String(name);
+    attach();
+    unfoldButton.textContent = shownView === "full" ? "fold" : "unfold all";
+    render(true);
+    fit();
+  }
+  if (data.groups.length) {
+    unfoldButton.hidden = false;
+    unfoldButton.onclick = () => showView(shownView === "full" ? "folded" : "full");
+  }
+  // A click (not a drag) on a folded box unfolds it; on a node of the unfolded group, folds it.
+  function clicked(target) {
+    const g = target && target.closest ? target.closest("g.node") : null;
+    if (!g) return;
+    const box = data.groups.findIndex(group => group.id === g.id);
+    if (box >= 0) { showView(box); return; }
+    const node = data.nodes[g.id.replace(/_op$/, "")];
+    if (node && node.group !== undefined && node.group !== null && String(node.group) === shownView) showView("folded");
   }
   function setView(v) { svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.width} ${v.height}`); }
   function view() { const b = svg.viewBox.baseVal; return { x: b.x, y: b.y, width: b.width, height: b.height }; }
@@ -145,7 +188,7 @@
   // at a readable size is left alone, so the picture does not jump at every step.
   function follow(ids) {
     if (!svg || !followBox.checked) return;
-    const box = boxOf(ids);
+    const box = boxOf(ids.map(onScreen));
     if (!box) return;
     const p = pane.getBoundingClientRect(), v = view();
     const scale = Math.min(p.width / v.width, p.height / v.height);
@@ -167,7 +210,7 @@
     }, { passive: false });
     let drag = null;
     pane.addEventListener("pointerdown", ev => {
-      drag = { start: toSvg(ev.clientX, ev.clientY) };
+      drag = { start: toSvg(ev.clientX, ev.clientY), x: ev.clientX, y: ev.clientY, target: ev.target };
       pane.classList.add("dragging");
       pane.setPointerCapture(ev.pointerId);
     });
@@ -177,7 +220,12 @@
       setView({ x: v.x - (now.x - drag.start.x), y: v.y - (now.y - drag.start.y), width: v.width, height: v.height });
     });
     const stop = () => { drag = null; pane.classList.remove("dragging"); };
-    pane.addEventListener("pointerup", stop);
+    pane.addEventListener("pointerup", ev => {
+      const click = drag && Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 5;
+      const target = drag && drag.target;
+      stop();
+      if (click) clicked(target);
+    });
     pane.addEventListener("pointercancel", stop);
   }
 
@@ -193,6 +241,6 @@
                    Home: () => go(0), End: () => go(steps.length - 1), f: fit, F: fit };
     if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
   });
-  window.micrograd = { go, get step() { return current; }, steps: steps.length - 1 };
+  window.micrograd = { go, showView, get view() { return shownView; }, get step() { return current; }, steps: steps.length - 1 };
   render();
 })();

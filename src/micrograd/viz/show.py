@@ -52,14 +52,14 @@ def iframe(page: str, height: int = DEFAULT_HEIGHT) -> str:
 
 def show(root: Any, values: Mapping[str, float] | None = None, rankdir: str = "LR",
          title: str | None = None, h: float = H, max_depth: int | None = None,
-         height: int = DEFAULT_HEIGHT) -> Any:
+         height: int = DEFAULT_HEIGHT, fold: bool | None = None) -> Any:
     """Show the step-through page for `root` in a notebook (make it a cell's last line).
 
-    root, values, rankdir, title, h, max_depth: as to_html. Returns IPython's HTML object
+    root, values, rankdir, title, h, max_depth, fold: as to_html. Returns IPython's HTML object
     when IPython is installed, else a StepThroughPage; both display as the page in Jupyter.
     """
     page = StepThroughPage(html_page(root, values=values, rankdir=rankdir, title=title, h=h,
-                                     max_depth=max_depth), height)
+                                     max_depth=max_depth, fold=fold), height)
     try:
         from IPython.display import HTML
     except ImportError:

@@ -28,6 +28,7 @@ from micrograd.viz.graph import (
     _unique_names,
     given_names,
     is_array_node,
+    kinds_of,
     num,
 )
 from micrograd.viz.tensor_trace import TensorTrace, tensor_trace_steps
@@ -117,6 +118,9 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         node_names = graph.full_names(order)
     else:
         node_names = _unique_names(order, given_names(names, "trace"))
+    # the page's rule, over the whole graph: a leaf's kind does not depend on what is drawn
+    given = graph.given if graph is not None else set(given_names(names, "trace"))
+    kinds = kinds_of(order, given)
 
     def name(node: Any) -> str:
         return node_names[id(node)]
@@ -130,7 +134,7 @@ def trace_steps(root: Any, graph: GraphView | None = None,
         step = BackwardStep(node, _equation(node, name))
         step.contributions = _local_steps(node, name, grads[id(node)], grads)
         steps.append(step)
-    forward = [_forward_line(node, name) for node in order]
+    forward = [_forward_line(node, name, kinds) for node in order]
     seed = f"{name(root)}.grad = 1.0   (d{name(root)}/d{name(root)} = 1)"
     return Trace(root, order, node_names, forward, seed, steps, grads)
 
@@ -183,10 +187,11 @@ def _equation(node: Any, name) -> str:
     return f"{name(node)} = {node._op}({', '.join(ins)})"
 
 
-def _forward_line(node: Any, name) -> str:
+def _forward_line(node: Any, name, kinds: dict[int, str]) -> str:
     if not node._prev:
-        kind = "" if getattr(node, "label", "") else "   (a constant)"
-        return f"{name(node)} = {num(node.data)}{kind}"
+        kind = kinds[id(node)]
+        article = "an" if kind == "input" else "a"
+        return f"{name(node)} = {num(node.data)}   ({article} {kind})"
     equation = _equation(node, name)
     info = op_info(node)
     if info is not None and info.forward and info.arity != -1:
