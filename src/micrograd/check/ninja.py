@@ -171,29 +171,8 @@ def _report(path: str, results: list[ProbeResult], started: float) -> Report:
 def run_ninja(path: str, as_json: bool = False, junit: str | None = None,
               timeout: float = TIMEOUT) -> int:
     """The `micrograd check --ninja` command: 0 if every gradient passed, else 1."""
-    import os
-    import sys
-
     from micrograd.check.ninja_report import render_ninja_text
-    from micrograd.check.report import render_junit
-    from micrograd.check.run import Terminated, terminate_cleanly
+    from micrograd.check.run import report_and_exit_code
 
-    try:
-        with terminate_cleanly():
-            report = check_ninja_file(path, timeout=timeout)
-    except KeyboardInterrupt:
-        print("micrograd check: interrupted; the checked file's processes were stopped",
-              file=sys.stderr)
-        return 130
-    except Terminated:
-        print("micrograd check: terminated; the checked file's processes were stopped",
-              file=sys.stderr)
-        return 143
-    if as_json:
-        print(report.to_json())
-    else:
-        print(render_ninja_text(report, colour=sys.stdout.isatty()
-                                and "NO_COLOR" not in os.environ))
-    if junit:
-        Path(junit).write_text(render_junit(report), encoding="utf-8")
-    return 0 if report.passes() else 1
+    return report_and_exit_code(lambda: check_ninja_file(path, timeout=timeout),
+                                render_ninja_text, as_json=as_json, junit=junit)

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -679,14 +679,27 @@ def run_check(path: str, as_json: bool = False, junit: str | None = None,
     the checker could not compare); they and the ops the engine lacks (unless --require
     names them) do not change the exit code. Ctrl-C: one line, exit 130; SIGTERM: 143.
     """
+    from micrograd.check.report import render_text
+
+    return report_and_exit_code(
+        lambda: check_engine(path, timeout=timeout, require=require, api=api), render_text,
+        as_json=as_json, junit=junit, strict=strict)
+
+
+def report_and_exit_code(make_report: Callable[[], Report],
+                         render: Callable[..., str], *, as_json: bool, junit: str | None,
+                         strict: bool = False) -> int:
+    """Run a check, print its report (`render`ed, or JSON), write the JUnit file if asked,
+    and give the command's exit code: 0 if it passes, 1 if not; Ctrl-C: one line, 130;
+    SIGTERM: 143. Shared by `micrograd check` and `micrograd check --ninja`."""
     import os
     import sys
 
-    from micrograd.check.report import render_junit, render_text
+    from micrograd.check.report import render_junit
 
     try:
         with terminate_cleanly():
-            report = check_engine(path, timeout=timeout, require=require, api=api)
+            report = make_report()
     except KeyboardInterrupt:
         print("micrograd check: interrupted; the checked file's processes were stopped",
               file=sys.stderr)
@@ -698,8 +711,7 @@ def run_check(path: str, as_json: bool = False, junit: str | None = None,
     if as_json:
         print(report.to_json())
     else:
-        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        print(render_text(report, colour=colour))
+        print(render(report, colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
     if junit:
         Path(junit).write_text(render_junit(report, strict=strict), encoding="utf-8")
     return 0 if report.passes(strict) else 1
