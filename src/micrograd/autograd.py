@@ -253,7 +253,8 @@ def topological_order(root: Any) -> list[Any]:
 
 
 def backward(root: Any, seed: Any, zero: Any,
-             check: Callable[[list[Any]], bool] | None = None) -> list[Any]:
+             check: Callable[[list[Any]], bool] | None = None,
+             release: Callable[[Any], None] | None = None) -> list[Any]:
     """Run the chain rule from `root` back to the leaves; return the nodes whose backward
     step ran, in topological order (the Tensor engine frees their saved values after).
 
@@ -265,23 +266,34 @@ def backward(root: Any, seed: Any, zero: Any,
     gives twice the gradient. Gradients of intermediate nodes are reset to `zero` first, so
     every pass starts them clean -- micrograd 0.1.0 kept their stale values and returned
     wrong leaf gradients on a second call.
+
+    `release(node)`, if given, runs right after each node's backward step has sent its
+    gradient on: the Tensor engine drops interior gradients there, as torch does, so a pass
+    holds only the gradients still to be used (the Value engine keeps them all: the lecture
+    prints them). The caller then owns the gradients: it has seeded `root` itself (`seed`
+    and `zero` are unused) and keeps interior gradients clear between passes.
     """
     with _cyclic_gc_paused():
         order = _nodes_to_run(root)
         if check is not None:
             while check(order):
                 order = _nodes_to_run(root)
-        for node in order:
-            node.grad = zero
-        if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates
-            root.grad = seed if root.grad is None else root.grad + seed
-        else:
-            root.grad = seed
+        if release is None:
+            for node in order:
+                node.grad = zero
+            if root._grad_fn is None:  # backward() on a leaf: d(root)/d(root) = 1 accumulates
+                root.grad = seed if root.grad is None else root.grad + seed
+            else:
+                root.grad = seed
         if modes.anomaly:
-            _backward_checked(order)
-            return order
-        for node in reversed(order):
-            node._grad_fn(node)
+            _backward_checked(order, release)
+        elif release is None:
+            for node in reversed(order):
+                node._grad_fn(node)
+        else:
+            for node in reversed(order):
+                node._grad_fn(node)
+                release(node)
         return order
 
 
@@ -373,7 +385,7 @@ def _cyclic_gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _backward_checked(order: list[Any]) -> None:
+def _backward_checked(order: list[Any], release: Callable[[Any], None] | None) -> None:
     """The backward loop of detect_anomaly(): check every gradient an op produces."""
     for node in reversed(order):
         if node._grad_fn is None:
@@ -386,6 +398,8 @@ def _backward_checked(order: list[Any]) -> None:
                     f"for its input {child!r} (inputs: {_describe(node._prev)}; "
                     f"output gradient: {node.grad!r})"
                 )
+        if release is not None:
+            release(node)
 
 
 def check_forward(

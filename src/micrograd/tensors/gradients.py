@@ -27,6 +27,8 @@ def _tensors(value: Tensor | Sequence[Tensor], name: str) -> list[Tensor]:
             raise TypeError(f"autograd.grad: {name} must be tensors, got {type(t).__name__}")
     return listed
 
+_UNSET = object()
+
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -58,19 +60,30 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                                "been used in the graph. Set allow_unused=True if this is the "
                                "desired behavior.")
     kept = {key: node._grad_array for key, node in graph.items()}
+    # a non-leaf input's gradient is dropped as the pass goes on: keep it as retain_grad()
+    # would, for this call only
+    interior = [x for x, is_used in zip(ins, used, strict=True) if is_used and not x.is_leaf]
+    kept_retained = {id(x): getattr(x, "_retained", _UNSET) for x in interior}
     totals: list[np.ndarray | None] = [None] * len(ins)
     try:
         for out, seed in zip(outs, seeds, strict=True):
             for node in graph.values():
                 node._grad_array = None
+            for x in interior:
+                x._retained = None
             out.backward(seed, retain_graph=True)
             for i, x in enumerate(ins):
-                g = x._grad_array if used[i] else None
+                g = None if not used[i] else x._retained if not x.is_leaf else x._grad_array
                 if g is not None:
                     totals[i] = g.copy() if totals[i] is None else totals[i] + g
     finally:
         for key, node in graph.items():
             node._grad_array = kept[key]
+        for x in interior:
+            if kept_retained[id(x)] is _UNSET:
+                del x._retained
+            else:
+                x._retained = kept_retained[id(x)]
     if not retain_graph:
         saved.release(graph.values())
     results: list[Tensor | None] = []
