@@ -41,6 +41,8 @@ def micrograd_mlp(dtype="float64", fused=False):
     x = micrograd.tensor(X, dtype=dtype)
     hidden = model(x) if fused else model[2](model[1](model[0](x)))
     loss = F.cross_entropy(hidden, micrograd.tensor(TARGETS))
+    hidden.retain_grad()  # as torch_mlp does: the pictures show the logits' gradient
+    loss.retain_grad()
     names = {**dict(model.named_parameters()), "x": x, "loss": loss}
     return loss, names
 
@@ -222,7 +224,10 @@ def test_array_text_shows_small_arrays_whole_and_summarises_big_ones(array, text
 def test_trace_gradients_are_the_engines_bit_for_bit_and_pytorchs():
     loss, names = micrograd_mlp()
     run = trace_steps(loss, names=names)
-    assert all(node.grad is None for node in run.order)  # tracing changed no .grad
+    assert all(node._grad_array is None for node in run.order)  # tracing changed no .grad
+    for node in run.order:  # every interior gradient kept, to compare with the trace's
+        if node.requires_grad:
+            node.retain_grad()
     loss.backward()
     for node in run.order:
         if node.requires_grad:
