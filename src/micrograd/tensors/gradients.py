@@ -27,8 +27,6 @@ def _tensors(value: Tensor | Sequence[Tensor], name: str) -> list[Tensor]:
             raise TypeError(f"autograd.grad: {name} must be tensors, got {type(t).__name__}")
     return listed
 
-_UNSET = object()
-
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -63,7 +61,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     # a non-leaf input's gradient is dropped as the pass goes on: keep it as retain_grad()
     # would, for this call only
     interior = [x for x, is_used in zip(ins, used, strict=True) if is_used and not x.is_leaf]
-    kept_retained = {id(x): getattr(x, "_retained", _UNSET) for x in interior}
+    kept_retained = {id(x): x._retained for x in interior}
     totals: list[np.ndarray | None] = [None] * len(ins)
     try:
         for out, seed in zip(outs, seeds, strict=True):
@@ -80,10 +78,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         for key, node in graph.items():
             node._grad_array = kept[key]
         for x in interior:
-            if kept_retained[id(x)] is _UNSET:
-                del x._retained
-            else:
-                x._retained = kept_retained[id(x)]
+            x._retained = kept_retained[id(x)]
     if not retain_graph:
         saved.release(graph.values())
     results: list[Tensor | None] = []

@@ -48,6 +48,11 @@ Operand = Union["Tensor", np.ndarray, float, int, bool]
 Dims = int | Sequence[int] | None
 
 
+# `_retained` of a tensor whose retain_grad() was not called (of one whose was: its kept
+# gradient, None before the first backward)
+NOT_RETAINED: Any = object()
+
+
 def is_finite(grad: Any) -> bool:
     """True if `grad` (an array, or None) holds no inf or nan: anomaly mode's test."""
     if type(grad) is Tensor:
@@ -106,6 +111,7 @@ class Tensor(TensorMethods):
         self._epoch = versions.clock.epoch
         self._versions: versions.Counter | None = None
         self._requires_grad = False
+        self._retained = NOT_RETAINED
         if requires_grad:
             self.requires_grad = True
 
@@ -144,8 +150,8 @@ class Tensor(TensorMethods):
         with torch's warning."""
         array = self._grad_array
         if self._grad_fn is not None:
-            kept = getattr(self, "_retained", _NOT_RETAINED)
-            if kept is not _NOT_RETAINED:
+            kept = self._retained
+            if kept is not NOT_RETAINED:
                 array = kept
             elif array is None:  # (not None: set by hand, or read inside a backward pass)
                 torch_warnings.warn(torch_warnings.NON_LEAF_GRAD)
@@ -289,8 +295,7 @@ class Tensor(TensorMethods):
     @property
     def retains_grad(self) -> bool:
         """True for a non-leaf tensor whose retain_grad() was called (False on a leaf)."""
-        return self._grad_fn is not None and getattr(self, "_retained", _NOT_RETAINED) \
-            is not _NOT_RETAINED
+        return self._grad_fn is not None and self._retained is not NOT_RETAINED
 
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
@@ -474,7 +479,6 @@ class Tensor(TensorMethods):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
 
 
-_NOT_RETAINED = object()  # `_retained` is unset on a tensor whose retain_grad() was not called
 
 
 def _release_grad(node: Tensor) -> None:
@@ -483,8 +487,8 @@ def _release_grad(node: Tensor) -> None:
     whose retain_grad() was called adds it into the .grad it keeps."""
     g = node._grad_array
     node._grad_array = None
-    kept = getattr(node, "_retained", _NOT_RETAINED)
-    if kept is not _NOT_RETAINED and g is not None:
+    kept = node._retained
+    if kept is not NOT_RETAINED and g is not None:
         node._retained = g.copy() if kept is None else kept + g
 
 
@@ -499,6 +503,7 @@ def leaf(data: np.ndarray, cls: type = Tensor) -> Tensor:
     t._grad_array = None
     t._grad_view = None
     t._requires_grad = False
+    t._retained = NOT_RETAINED
     t._prev = ()
     t._grad_fn = None
     t._op = ""
