@@ -61,7 +61,9 @@ def check_tables_well_formed(report: str) -> None:
 def check_targets(report: str) -> None:
     header, _, *rows = markdown_tables(report.split("## Targets", 1)[1])[0]
     assert header == ["workload", "target", "measured", "result"]
-    assert {row[0] for row in rows} == {"W1", "W2", "W3", "W4", "W5", "W6", "W7"}
+    # W8 (the GPT lecture at full size, minutes a step) may be left out of a quick run
+    assert {row[0] for row in rows} - {"W8"} == {
+        "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W9", "W10-linear", "W10-mlp", "W10-poly"}
     for row in rows:
         assert row[3] in RESULTS, row
 

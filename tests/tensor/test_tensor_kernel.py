@@ -118,3 +118,22 @@ def test_comparisons_and_in_place_updates_are_generated_for_every_operator():
         p += 1.0
         p /= 2.0
     np.testing.assert_array_equal(p.data, [1.0, 1.5])
+
+
+
+def test_ops_are_attached_by_install_and_a_later_method_at_once():
+    from micrograd.tensors import function
+
+    # every op the op modules defined went on the class in install()'s one step
+    assert function._pending == [] and function._assembled
+    assert "__matmul__" in vars(mt.Tensor) and isinstance(vars(mt.Tensor)["T"], property)
+
+    @function.method("twice_for_this_test")
+    def twice(t):
+        return t * 2
+
+    try:
+        x = function.leaf(np.array([1.5, -2.0]))
+        assert x.twice_for_this_test().tolist() == [3.0, -4.0]
+    finally:
+        delattr(mt.Tensor, "twice_for_this_test")

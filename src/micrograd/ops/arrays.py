@@ -30,6 +30,12 @@ def _relu(x: Any) -> Any:
     return out
 
 
+def _clip(x: Any, low: float, high: float) -> Any:
+    """x limited to [low, high]; an integer array stays integer (torch's hardtanh)."""
+    out = np.clip(x, low, high)
+    return out.astype(x.dtype) if x.dtype.kind in "iu" else out
+
+
 def _keep_integers(f: Any) -> Any:
     """floor/ceil/trunc: an integer array is returned as it is (numpy would make floats)."""
     def g(x: Any) -> Any:
@@ -67,6 +73,7 @@ class ArrayMath:
     trunc = staticmethod(_keep_integers(np.trunc))
     abs = staticmethod(np.abs)
     maximum = staticmethod(np.maximum)
+    clip = staticmethod(_clip)
     relu = staticmethod(_relu)
     sign = staticmethod(np.sign)
     where = staticmethod(np.where)

@@ -52,6 +52,10 @@ class FloatMath:
     maximum = staticmethod(max)
 
     @staticmethod
+    def clip(x: float, low: float, high: float) -> float:
+        return low if x < low else high if x > high else x
+
+    @staticmethod
     def relu(x: float) -> float:
         return 0.0 if x < 0 else x  # relu(-0.0) is 0.0, as torch
 

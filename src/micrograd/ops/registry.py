@@ -39,6 +39,7 @@ class Torch:
     inplace: str = ""     # x.NAME_()
     module: str = ""      # torch.nn.NAME()
     functional: str = ""  # torch.nn.functional.NAME(x)
+    inplace_arg: bool = False  # F.NAME(x, ..., inplace=) and nn.MODULE(..., inplace=) exist
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 from typing import Any
 
 from micrograd.ops.registry import Fused, Op, Rule, Torch, table
@@ -23,10 +24,18 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _same(name: str, module: str = "", functional: str = "") -> Torch:
+def _same(name: str, module: str = "", functional: str = "", inplace_arg: bool = False
+          ) -> Torch:
     """torch.NAME, x.NAME(), x.NAME_() (and optionally nn.MODULE, F.NAME)."""
     return Torch(function=name, method=name, inplace=name + "_", module=module,
-                 functional=functional)
+                 functional=functional, inplace_arg=inplace_arg)
+
+
+def _activation(name: str, module: str, function: bool = False, inplace_arg: bool = True
+                ) -> Torch:
+    """An activation spelled F.NAME and nn.MODULE (and torch.NAME if `function`)."""
+    return Torch(function=name if function else "", module=module, functional=name,
+                 inplace_arg=inplace_arg)
 
 
 # --- the lecture's and micrograd 0.1.0's ops: Value has them too -----------------------
@@ -148,6 +157,102 @@ def _square(m: Any) -> Rule:  # torch computes x**2 as x * x
     return Rule(lambda x: x * x, lambda g, x, out: g * (2 * x))
 
 
+def _frac(m: Any) -> Rule:  # a jump at each integer, slope 1 between (torch's gradient: g)
+    return Rule(lambda x: x - m.trunc(x), lambda g, x, out: g)
+
+
+# --- torch's other activations (nn.LeakyReLU, F.silu, ...): Tensor only -----------------
+# torch's SELU constants (Klambauer et al. 2017, as torch.nn.SELU documents them)
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _leaky_relu(m: Any, negative_slope: float = 0.01) -> Rule:  # slope at 0: negative_slope
+    return Rule(lambda x: m.where(x > 0, x, x * negative_slope),
+                lambda g, x, out: g * m.where(x > 0, 1.0, negative_slope))
+
+
+def _elu(m: Any, alpha: float = 1.0) -> Rule:  # alpha (e^x - 1) below 0: d/dx = out + alpha
+    return Rule(lambda x: m.where(x > 0, x, alpha * m.expm1(x)),
+                lambda g, x, out: g * m.where(x > 0, 1.0, out + alpha))
+
+
+def _selu(m: Any) -> Rule:
+    return Rule(lambda x: _SELU_SCALE * m.where(x > 0, x, _SELU_ALPHA * m.expm1(x)),
+                lambda g, x, out: g * _SELU_SCALE * m.where(x > 0, 1.0, _SELU_ALPHA * m.exp(x)))
+
+
+def _celu(m: Any, alpha: float = 1.0) -> Rule:  # alpha (e^(x/alpha) - 1) below 0
+    return Rule(lambda x: m.where(x > 0, x, alpha * m.expm1(x / alpha)),
+                lambda g, x, out: g * m.where(x > 0, 1.0, m.exp(x / alpha)))
+
+
+def _silu(m: Any) -> Rule:  # x s(x);  d/dx = s (1 + x (1 - s))
+    def vjp(g: Any, x: Any, out: Any) -> Any:
+        s = m.sigmoid(x)
+        return g * (s * (1 + x * (1 - s)))
+
+    return Rule(lambda x: x * m.sigmoid(x), vjp)
+
+
+def _stable_softplus(m: Any, x: Any) -> Any:
+    return m.maximum(x, 0.0) + m.log1p(m.exp(-m.abs(x)))
+
+
+def _mish(m: Any) -> Rule:  # x tanh(softplus x);  d/dx = t + x s(x) (1 - t^2)
+    def vjp(g: Any, x: Any, out: Any) -> Any:
+        t = m.tanh(_stable_softplus(m, x))
+        return g * (t + x * m.sigmoid(x) * (1 - t * t))
+
+    return Rule(lambda x: x * m.tanh(_stable_softplus(m, x)), vjp)
+
+
+def _softsign(m: Any) -> Rule:
+    return Rule(lambda x: x / (1 + m.abs(x)),
+                lambda g, x, out: g / ((1 + m.abs(x)) * (1 + m.abs(x))))
+
+
+# torch's hardsigmoid backward multiplies by 1/6 rounded to float32, in float64 too
+_SIXTH_FLOAT32 = struct.unpack("f", struct.pack("f", 1 / 6))[0]
+
+
+def _hardsigmoid(m: Any) -> Rule:  # x/6 + 1/2 on (-3, 3), 0 and 1 outside
+    return Rule(lambda x: m.where(x <= -3, 0.0, m.where(x >= 3, 1.0, x / 6 + 0.5)),
+                lambda g, x, out: g * m.where(x > -3, m.where(x < 3, _SIXTH_FLOAT32, 0.0), 0.0))
+
+
+def _hardswish(m: Any) -> Rule:  # x (x + 3) / 6 on (-3, 3), 0 below, x above
+    return Rule(lambda x: m.where(x <= -3, 0.0, m.where(x >= 3, x, x * (x + 3) / 6)),
+                lambda g, x, out: g * m.where(x < -3, 0.0, m.where(x <= 3, x / 3 + 0.5, 1.0)))
+
+
+def _logsigmoid(m: Any) -> Rule:  # -softplus(-x);  d/dx = 1 - s(x) = s(-x)
+    return Rule(lambda x: -_stable_softplus(m, -x), lambda g, x, out: g * m.sigmoid(-x))
+
+
+def _hardtanh(m: Any, min_val: float = -1.0, max_val: float = 1.0) -> Rule:
+    """x clipped to [min_val, max_val]; d/dx = 1 strictly inside (0 at the bounds, torch's)."""
+    return Rule(lambda x: m.clip(x, min_val, max_val),
+                lambda g, x, out: g * m.where(x > min_val, m.where(x < max_val, 1.0, 0.0), 0.0))
+
+
+def _relu6(m: Any) -> Rule:
+    return _hardtanh(m, 0.0, 6.0)
+
+
+def _tanhshrink(m: Any) -> Rule:
+    return Rule(lambda x: x - m.tanh(x), lambda g, x, out: g * m.tanh(x) * m.tanh(x))
+
+
+def _softshrink(m: Any, lambd: float = 0.5) -> Rule:  # moved toward 0 by lambd, 0 within
+    return Rule(lambda x: m.where(x > lambd, x - lambd, m.where(x < -lambd, x + lambd, 0.0)),
+                lambda g, x, out: g * m.where(m.abs(x) > lambd, 1.0, 0.0))
+
+
+def _hardshrink(m: Any, lambd: float = 0.5) -> Rule:  # 0 within lambd of 0
+    return Rule(lambda x: m.where(m.abs(x) > lambd, x, 0.0),
+                lambda g, x, out: g * m.where(m.abs(x) > lambd, 1.0, 0.0))
+
+
 def _no_gradient(forward: str) -> Any:
     """A piecewise-constant function: its derivative is 0 wherever it exists (torch's)."""
     def rule(m: Any) -> Rule:
@@ -167,8 +272,8 @@ OPS = table(
        edge_points=(30.0, -30.0, 360.0, -360.0, 800.0, -800.0), scalar=True, probe_required=True),
     Op("relu", _relu, "relu({0})", "({out.data} > 0) * {out.grad}",
        "max(0, x);  d/dx = 1 where x > 0, else 0 (also at 0, as PyTorch)",
-       _same("relu", "ReLU", "relu"), dtype="keep", scalar_name="ReLU", probe_at=0.8,
-       scalar=True, probe_required=True),
+       _same("relu", "ReLU", "relu", inplace_arg=True), dtype="keep", scalar_name="ReLU",
+       probe_at=0.8, scalar=True, probe_required=True),
     Op("sigmoid", _sigmoid, "sigmoid({0})", "{out.data} * (1 - {out.data}) * {out.grad}",
        "1 / (1 + e^-x);  d/dx = s(1 - s)", _same("sigmoid", "Sigmoid", "sigmoid"),
        probe_at=-0.4, edge_points=(40.0, -40.0, 800.0, -800.0), scalar=True, probe_required=True),
@@ -227,6 +332,65 @@ OPS = table(
        _same("ceil"), dtype="keep", smooth=False),
     Op("trunc", _no_gradient("trunc"), "trunc({0})", "0", "x rounded toward 0;  d/dx = 0",
        _same("trunc"), dtype="keep", smooth=False),
+    Op("frac", _frac, "frac({0})", "{out.grad}", "x - trunc(x), the fractional part;  d/dx = 1",
+       _same("frac"), dtype="float only", smooth=False),
+    Op("leaky_relu", _leaky_relu, "leaky_relu({0})",
+       "(1 if {0.data} > 0 else 0.01) * {out.grad}",
+       "x above 0, 0.01 x below;  d/dx = 1 or negative_slope",
+       _activation("leaky_relu", "LeakyReLU"), params=(("negative_slope", 0.01),),
+       dtype="float only", smooth=False),
+    Op("elu", _elu, "elu({0})", "(1 if {0.data} > 0 else {out.data} + 1) * {out.grad}",
+       "x above 0, alpha (e^x - 1) below;  d/dx = 1 or out + alpha",
+       _activation("elu", "ELU"), params=(("alpha", 1.0),), dtype="float only", quiet=True,
+       smooth=False),
+    Op("selu", _selu, "selu({0})", "1.0507 * (1 if {0.data} > 0 else 1.6733 e^{0.data}) * "
+       "{out.grad}", "scale * elu(x, alpha) with torch's SELU constants",
+       _activation("selu", "SELU", function=True), dtype="float only", quiet=True,
+       smooth=False),
+    Op("celu", _celu, "celu({0})", "(1 if {0.data} > 0 else e^{0.data}) * {out.grad}",
+       "x above 0, alpha (e^(x/alpha) - 1) below;  d/dx = 1 or e^(x/alpha)",
+       _activation("celu", "CELU", function=True), params=(("alpha", 1.0),),
+       dtype="float only", quiet=True, smooth=False),
+    Op("silu", _silu, "silu({0})", "s(1 + {0.data}(1 - s)) * {out.grad}, s = sigmoid({0.data})",
+       "x sigmoid(x) (swish);  d/dx = s (1 + x (1 - s))", _activation("silu", "SiLU"),
+       dtype="float only"),
+    Op("mish", _mish, "mish({0})", "(t + {0.data} sigmoid({0.data})(1 - t^2)) * {out.grad}, "
+       "t = tanh(softplus({0.data}))", "x tanh(softplus x);  d/dx = t + x s(x) (1 - t^2)",
+       _activation("mish", "Mish"), dtype="float only", quiet=True),
+    Op("softsign", _softsign, "softsign({0})", "{out.grad} / (1 + |{0.data}|)**2",
+       "x / (1 + |x|);  d/dx = 1 / (1 + |x|)^2",
+       _activation("softsign", "Softsign", inplace_arg=False), smooth=False),
+    Op("hardsigmoid", _hardsigmoid, "hardsigmoid({0})",
+       "(1/6 if -3 < {0.data} < 3 else 0) * {out.grad}",
+       "x/6 + 1/2 clipped to [0, 1];  d/dx = 1/6 inside", _activation("hardsigmoid",
+                                                                        "Hardsigmoid"),
+       dtype="float only", domain=(-4.0, 4.0), smooth=False),
+    Op("hardswish", _hardswish, "hardswish({0})",
+       "(0 if {0.data} < -3 else {0.data}/3 + 1/2 if {0.data} <= 3 else 1) * {out.grad}",
+       "x hardsigmoid(x);  d/dx = x/3 + 1/2 inside", _activation("hardswish", "Hardswish"),
+       dtype="float only", domain=(-4.0, 4.0), smooth=False),
+    Op("hardtanh", _hardtanh, "hardtanh({0})", "(1 if -1 < {0.data} < 1 else 0) * {out.grad}",
+       "x clipped to [min_val, max_val];  d/dx = 1 inside", _activation("hardtanh", "Hardtanh"),
+       params=(("min_val", -1.0), ("max_val", 1.0)), dtype="keep", smooth=False),
+    Op("relu6", _relu6, "relu6({0})", "(1 if 0 < {0.data} < 6 else 0) * {out.grad}",
+       "x clipped to [0, 6];  d/dx = 1 inside", _activation("relu6", "ReLU6"), dtype="keep",
+       domain=(-2.0, 8.0), smooth=False),
+    Op("logsigmoid", _logsigmoid, "logsigmoid({0})", "sigmoid(-{0.data}) * {out.grad}",
+       "log(sigmoid x) = -softplus(-x);  d/dx = sigmoid(-x)",
+       _activation("logsigmoid", "LogSigmoid", inplace_arg=False), dtype="float only",
+       quiet=True, edge_points=(800.0, -800.0)),
+    Op("tanhshrink", _tanhshrink, "tanhshrink({0})", "tanh({0.data})**2 * {out.grad}",
+       "x - tanh x;  d/dx = tanh(x)^2", _activation("tanhshrink", "Tanhshrink",
+                                                     inplace_arg=False)),
+    Op("softshrink", _softshrink, "softshrink({0})",
+       "(1 if |{0.data}| > 0.5 else 0) * {out.grad}",
+       "x moved toward 0 by lambd, 0 within it;  d/dx = 1 outside",
+       _activation("softshrink", "Softshrink", inplace_arg=False), params=(("lambd", 0.5),),
+       dtype="float only", smooth=False),
+    Op("hardshrink", _hardshrink, "hardshrink({0})",
+       "(1 if |{0.data}| > 0.5 else 0) * {out.grad}", "x, 0 within lambd of 0;  d/dx = 1 outside",
+       Torch("hardshrink", "hardshrink", module="Hardshrink", functional="hardshrink"),
+       params=(("lambd", 0.5),), dtype="float only", smooth=False),
 )
 """Every registry op by name, in install order."""
 

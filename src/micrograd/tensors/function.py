@@ -38,7 +38,7 @@ from micrograd.tensors.tensor import NOT_RETAINED, Tensor, is_finite, leaf
 __all__ = [
     "Tensor", "VJP", "leaf", "node", "accumulate", "unbroadcast", "unary", "apply", "binary",
     "define_unary", "define_binary", "operand", "raw", "quiet", "check_in_place", "in_place",
-    "method",
+    "method", "attach",
 ]
 
 VJP = Callable[[np.ndarray], np.ndarray] | None  # g -> gradient for one input
@@ -351,16 +351,40 @@ def in_place(t: Tensor, op: str, write: Callable[[np.ndarray], Any],
     return t
 
 
+_pending: list[tuple[str, Any]] = []  # what `attach` was given before install(), in order
+_assembled = False
+
+
+def attach(name: str, value: Any) -> None:
+    """Put `value` on Tensor as `name`. While `micrograd.tensors` is being imported this only
+    records it: `install()` (tensors/install.py) attaches everything in one step, in a fixed
+    order, so no module writes into the class as a side effect of being imported. Once the
+    class is assembled (a learner's own op, made after import) it is attached at once."""
+    if _assembled:
+        setattr(Tensor, name, value)
+    else:
+        _pending.append((name, value))
+
+
+def attach_recorded() -> None:
+    """install()'s first step: attach what the op modules recorded, in their order."""
+    global _assembled
+    for name, value in _pending:
+        setattr(Tensor, name, value)
+    _pending.clear()
+    _assembled = True
+
+
 def method(*names: str) -> Callable[[F], F]:
-    """Install the decorated op on Tensor under `names` (default: its own name), so the
+    """Make the decorated op a Tensor method under `names` (default: its own name), so the
     function `exp(t)` is also the method `t.exp()`; returns the function unchanged."""
 
-    def install(function: F) -> F:
+    def record(function: F) -> F:
         for name in names or (function.__name__,):
-            setattr(Tensor, name, function)
+            attach(name, function)
         return function
 
-    return install
+    return record
 
 
 def _mark_in_place_safe() -> None:

@@ -9,6 +9,7 @@ this order, so the class's contents do not depend on which module was imported f
 
 from __future__ import annotations
 
+from micrograd.tensors.function import attach_recorded
 from micrograd.tensors.ops import registered
 from micrograd.tensors.ops.statistics import REDUCTIONS, accept_numpy_keywords
 from micrograd.tensors.tensor import Tensor
@@ -21,6 +22,7 @@ def install() -> None:
     global _installed
     if _installed:
         return
+    attach_recorded()  # the kernel ops the op modules defined (t @ u, t.sum(), t[i], ...)
     for name, function in registered.methods():
         setattr(Tensor, name, function)
     for name in REDUCTIONS:  # sum(axis=0, keepdims=True), as torch accepts too

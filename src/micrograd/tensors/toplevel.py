@@ -16,7 +16,7 @@ import numpy as np
 
 from micrograd.ops import OPS
 from micrograd.tensors.compat import on_cpu
-from micrograd.tensors.ops import linalg, pointwise, shape
+from micrograd.tensors.ops import layout, linalg, pointwise, selection, shape
 from micrograd.tensors.tensor import Tensor, leaf
 
 # Tensor methods that torch also offers as torch.NAME(input, ...).
@@ -36,6 +36,17 @@ METHOD_FUNCTIONS = (
     "swapaxes", "broadcast_to", "tile", "flip", "roll", "tril", "triu", "diag", "split",
     "chunk", "unbind", "gather", "scatter_add", "index_select", "take_along_dim", "nonzero",
     "multinomial", "clone", "detach", "t",
+    # what real scripts reach for beyond the lectures
+    "scatter", "index_add", "index_copy", "index_fill", "masked_select", "take", "narrow",
+    "select", "diagonal", "unflatten", "fliplr", "flipud", "rot90", "repeat_interleave",
+    "tensor_split", "hsplit", "vsplit", "diff", "addmm", "baddbmm", "mv", "kron", "cross",
+    "fmod", "remainder", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
+    "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
+    "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
+    "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
+    "true_divide", "floor_divide", "ravel", "moveaxis", "swapdims", "trace", "logaddexp",
+    "logit", "positive", "negative", "sgn", "nansum", "nanmean", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "cummax", "cummin",
 )
 
 
@@ -75,6 +86,12 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 FUNCTIONS.update(
     where=pointwise.where, pow=pointwise.pow, einsum=linalg.einsum,
     cat=shape.cat, concat=shape.cat, concatenate=shape.cat, stack=shape.stack,
+    cdist=linalg.cdist, meshgrid=layout.meshgrid, tril_indices=layout.tril_indices,
+    triu_indices=layout.triu_indices, searchsorted=selection.searchsorted,
+    bucketize=selection.bucketize, vstack=layout.vstack, row_stack=layout.vstack,
+    hstack=layout.hstack, dstack=layout.dstack, column_stack=layout.column_stack,
+    atleast_1d=layout.atleast_1d, atleast_2d=layout.atleast_2d, atleast_3d=layout.atleast_3d,
+    argwhere=lambda input: input.nonzero(),
 )
 
 

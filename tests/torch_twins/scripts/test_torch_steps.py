@@ -60,7 +60,7 @@ def test_w7_starts_uniform_and_learns_a_repeated_batch(steps):
     e, v = c["n_embd"], c["vocab"]
     per_layer = 3 * e * e + (e * e + e) + (4 * e * e + 4 * e) + (4 * e * e + e) + 4 * e
     expected = v * e + c["block"] * e + c["n_layer"] * per_layer + 2 * e + e * v + v
-    model = steps.gpt_model_class(torch)()
+    model = steps.gpt_model_class(torch, c)()
     assert sum(p.numel() for p in model.parameters()) == expected
 
     step = steps.w7_step(torch)

@@ -50,12 +50,14 @@ from micrograd.tensors.nn.losses import (
     TripletMarginLoss,
 )
 from micrograd.tensors.nn.module import IncompatibleKeys, Module, Parameter, StateDictError
+from micrograd.tensors.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = [
     "Module", "Parameter", "IncompatibleKeys", "StateDictError",
     "Linear", "Embedding", "LayerNorm", "BatchNorm1d", "Dropout",
     "GELU", "Softmax", "LogSoftmax", "Flatten", "Identity",
     "Sequential", "ModuleList", "ModuleDict",
+    "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
     "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",

@@ -20,10 +20,12 @@ def module_of(entry: Op) -> type[Module]:
     function = FUNCTIONS[entry.name]
     names = [name for name, _ in entry.params]
     defaults = dict(entry.params)
-    takes_inplace = entry.torch.inplace != "" and entry.torch.module == "ReLU"
+    takes_inplace = entry.torch.inplace_arg
 
     def __init__(self: Module, *args: Any, **kwargs: Any) -> None:
         Module.__init__(self)
+        if takes_inplace and len(args) == len(names) + 1:  # nn.LeakyReLU(0.2, True)
+            args, kwargs = args[:-1], {**kwargs, "inplace": args[-1]}
         self.inplace = bool(kwargs.pop("inplace", False)) if takes_inplace else False
         if len(args) > len(names):
             raise TypeError(f"{entry.torch.module}() takes at most {len(names)} arguments "

@@ -79,6 +79,16 @@ def _is_trainable_leaf(value: Any) -> bool:
     return isinstance(value, Tensor) and value.requires_grad and value.is_leaf
 
 
+class Members(list[Tensor]):
+    """What parameters()/buffers() return: a list that next() also walks, front first, as
+    the generator torch returns (`next(model.parameters()).dtype` is a common idiom)."""
+
+    def __next__(self) -> Tensor:
+        if not self:
+            raise StopIteration
+        return self.pop(0)
+
+
 class Module:
     """Base class for all layers and models: subclass it, assign parameters and sub-modules
     in __init__ (after super().__init__()), and define forward()."""
@@ -268,17 +278,17 @@ class Module:
         """(name, parameter) pairs, each parameter once, named as torch names them."""
         return self._named_members("_parameters", prefix, recurse)
 
-    def parameters(self, recurse: bool = True) -> list[Tensor]:
-        """The parameters, in registration order (a list; torch gives an iterator, and a
-        list works everywhere an iterator does)."""
-        return [p for _, p in self.named_parameters(recurse=recurse)]
+    def parameters(self, recurse: bool = True) -> Members:
+        """The parameters, in registration order: a list (len() and [i], as micrograd's
+        Module gives) that is also an iterator, as torch's generator (next(m.parameters()))."""
+        return Members(p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True
                       ) -> Iterator[tuple[str, Tensor]]:
         return self._named_members("_buffers", prefix, recurse)
 
-    def buffers(self, recurse: bool = True) -> list[Tensor]:
-        return [b for _, b in self.named_buffers(recurse=recurse)]
+    def buffers(self, recurse: bool = True) -> Members:
+        return Members(b for _, b in self.named_buffers(recurse=recurse))
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call fn on every sub-module (children first) and then on this module."""

@@ -5,6 +5,7 @@ array computation and one vector-Jacobian product per input.
 """
 
 from micrograd.tensors.ops import (  # after the above
+           arithmetic,
            elementwise,
            index,
            layout,
@@ -17,4 +18,4 @@ from micrograd.tensors.ops import (  # after the above
 )
 
 __all__ = ["elementwise", "reduce", "shape", "index", "linalg", "pointwise", "statistics",
-           "layout", "selection"]
+           "layout", "selection", "arithmetic"]

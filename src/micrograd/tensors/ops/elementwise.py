@@ -17,6 +17,7 @@ from micrograd.autograd import modes
 from micrograd.tensors import compat, dtypes
 from micrograd.tensors.function import (
     Tensor,
+    attach,
     binary,
     in_place,
     leaf,
@@ -114,12 +115,14 @@ def _operator_pair(op: str, forward: Callable, da: Callable | None,
     return method, reflected
 
 
+_OPERATORS: dict[str, Callable[[Tensor, Any], Tensor]] = {}  # __add__ -> its method
 for _op, _name, _rname, _forward, _da, _db in ARITHMETIC:
     _method, _reflected = _operator_pair(_op, _forward, _da, _db)
-    setattr(Tensor, _name, _method)
-    setattr(Tensor, _rname, _reflected)
+    attach(_name, _method)
+    attach(_rname, _reflected)
+    _OPERATORS[_name] = _method
 
-add, sub, mul, div, pow = (getattr(Tensor, row[1]) for row in ARITHMETIC)  # functional forms
+add, sub, mul, div, pow = (_OPERATORS[row[1]] for row in ARITHMETIC)  # functional forms
 
 
 @method("__pos__")
@@ -135,6 +138,9 @@ def clamp(x: Tensor, min: float | None = None, max: float | None = None) -> Tens
     """x limited to [min, max];  d/dx = 1 inside (bounds included, as PyTorch), else 0."""
     if min is None and max is None:
         raise ValueError("clamp needs min or max (or both)")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # bounds per element, broadcast
+        lower = x if min is None else x.maximum(min)
+        return lower if max is None else lower.minimum(max)
     data = x._array
     inside = np.ones(data.shape, dtype=bool)
     if min is not None:
@@ -196,8 +202,8 @@ def _comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], T
 COMPARISONS = {"__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt,
                "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge}
 for _name, _compare in COMPARISONS.items():
-    setattr(Tensor, _name, _comparison(_compare))
-    setattr(Tensor, _name.strip("_"), _comparison(_compare))  # t.eq(u), t.lt(u), ...
+    attach(_name, _comparison(_compare))
+    attach(_name.strip("_"), _comparison(_compare))  # t.eq(u), t.lt(u), ...
 
 
 @method("__invert__")
@@ -242,10 +248,10 @@ def _update(symbol: str, name: str, array_update: Callable[[Any, Any], Any],
 IN_PLACE = {"__iadd__": ("+=", operator.iadd, add), "__isub__": ("-=", operator.isub, sub),
             "__imul__": ("*=", operator.imul, mul),
             "__itruediv__": ("/=", operator.itruediv, div)}
-for _name, (_symbol, _update_array, _op) in IN_PLACE.items():
-    setattr(Tensor, _name, _update(_symbol, _name, _update_array, _op))
+for _name, (_symbol, _update_array, _out_of_place) in IN_PLACE.items():
+    attach(_name, _update(_symbol, _name, _update_array, _out_of_place))
 for _name, _operator in (("mul_", "__imul__"), ("div_", "__itruediv__")):
-    setattr(Tensor, _name, _update(f"{_name}()", _name, *IN_PLACE[_operator][1:]))
+    attach(_name, _update(f"{_name}()", _name, *IN_PLACE[_operator][1:]))
 
 
 def _scaled(other: Any, alpha: float) -> Any:

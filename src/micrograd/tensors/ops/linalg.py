@@ -1,4 +1,5 @@
-"""Linear algebra: the matrix product, with numpy's rules for vectors and batches."""
+"""Linear algebra: the matrix product, with numpy's rules for vectors and batches, and the
+products built on it (addmm, baddbmm, mv, kron, cross)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from micrograd.tensors.function import (
     operand,
     unbroadcast,
 )
-from micrograd.tensors.ops.shape import reshape
+from micrograd.tensors.ops.index import getitem
+from micrograd.tensors.ops.shape import reshape, stack
 from micrograd.tensors.tensor import ArrayLike
 
 
@@ -187,3 +189,110 @@ def einsum(equation: str, *operands: ArrayLike) -> Tensor:
 
 
 method("matmul")(matmul)
+
+
+def _require(name: str, t: Tensor, ndim: int, what: str) -> None:
+    """torch's RuntimeError for an operand of the wrong number of dimensions."""
+    if t._array.ndim != ndim:
+        raise RuntimeError(f"{name} must be a {what}, got {t._array.ndim}-D tensor")
+
+
+def _check_product(op: str, a: Tensor, b: Tensor) -> None:
+    if a._array.shape[-1] != b._array.shape[-2]:
+        raise RuntimeError(f"{op}: mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, a._array.shape[-2:]))} and "
+                           f"{'x'.join(map(str, b._array.shape[-2:]))})")
+
+
+def _scaled_sum(input: Tensor, product: Tensor, beta: float, alpha: float) -> Tensor:
+    """beta * input + alpha * product; beta = 0 ignores input (nan and inf in it too)."""
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:  # torch's rule; input still broadcasts the result's shape
+        return scaled + Tensor(np.zeros(input._array.shape, scaled._array.dtype))
+    return scaled + (input if beta == 1 else input * beta)
+
+
+@method("addmm")
+def addmm(input: ArrayLike, mat1: ArrayLike, mat2: ArrayLike, *, beta: float = 1,
+          alpha: float = 1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
+    input, mat1, mat2 = _as_tensor(input), _as_tensor(mat1), _as_tensor(mat2)
+    _require("mat1", mat1, 2, "matrix")
+    _require("mat2", mat2, 2, "matrix")
+    _check_product("addmm", mat1, mat2)
+    return _scaled_sum(input, matmul(mat1, mat2), beta, alpha)
+
+
+@method("baddbmm")
+def baddbmm(input: ArrayLike, batch1: ArrayLike, batch2: ArrayLike, *, beta: float = 1,
+            alpha: float = 1) -> Tensor:
+    """beta * input + alpha * bmm(batch1, batch2) (attention scores with a bias)."""
+    input, batch1, batch2 = _as_tensor(input), _as_tensor(batch1), _as_tensor(batch2)
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        nd = t._array.ndim
+        if nd < 3:  # torch's words: it reads the batches' third size first
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                             f"{nd - 1}], but got 2) ({name} must be a 3-d tensor)")
+        if nd != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+
+
+@method("mv")
+def mv(a: ArrayLike, v: ArrayLike) -> Tensor:
+    """A matrix times a vector: a 1-d tensor."""
+    a, v = _as_tensor(a), _as_tensor(v)
+    _require("mv: input", a, 2, "matrix")
+    _require("mv: vec", v, 1, "vector")
+    return matmul(a, v)
+
+
+@method("kron")
+def kron(a: ArrayLike, b: ArrayLike) -> Tensor:
+    """The Kronecker product: out[i*p + k, j*q + l] = a[i, j] b[k, l], in any number of
+    dimensions; written as a broadcast product of interleaved reshapes, so the gradient is
+    the product's."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    ndim = max(a._array.ndim, b._array.ndim)
+    sa = (1,) * (ndim - a._array.ndim) + a._array.shape
+    sb = (1,) * (ndim - b._array.ndim) + b._array.shape
+    left = reshape(a, [n for s in sa for n in (s, 1)])
+    right = reshape(b, [n for s in sb for n in (1, s)])
+    return reshape(left * right, [m * n for m, n in zip(sa, sb, strict=True)])
+
+
+@method("cross")
+def cross(a: ArrayLike, b: ArrayLike, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along `dim` (None: the first dimension of size 3, as
+    torch.cross), the operands broadcast; composed of products, so the gradient is theirs."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    if a._array.ndim != b._array.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = np.broadcast_shapes(a._array.shape, b._array.shape)
+    if dim is None:
+        dim = next((d for d, n in enumerate(shape) if n == 3), -1)
+    if not -len(shape) <= dim < len(shape) or shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a._array.shape[dim] if a._array.ndim else 0} and "
+                           f"{b._array.shape[dim] if b._array.ndim else 0}")
+    axis = dim % len(shape)
+    lead = (slice(None),) * axis
+    x1, x2, x3 = (getitem(a.expand(*shape), (*lead, i)) for i in range(3))
+    y1, y2, y3 = (getitem(b.expand(*shape), (*lead, i)) for i in range(3))
+    return stack([x2 * y3 - x3 * y2, x3 * y1 - x1 * y3, x1 * y2 - x2 * y1], axis)
+
+
+def cdist(x1: ArrayLike, x2: ArrayLike, p: float = 2.0, **_: object) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2
+    (..., R, M): (..., P, R); composed of differences and norms, so the gradient is theirs."""
+    a, b = _as_tensor(x1), _as_tensor(x2)
+    if a._array.ndim < 2 or b._array.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: "
+                           f"{a._array.ndim}D")
+    if a._array.shape[-1] != b._array.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{a._array.shape[-1]} X2: {b._array.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    difference = a.unsqueeze(-2) - b.unsqueeze(-3)
+    return difference.norm(p=p, dim=-1)

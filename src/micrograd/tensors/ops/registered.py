@@ -86,7 +86,7 @@ def function_of(entry: Op) -> Callable[..., Tensor]:
 
 def in_place_of(entry: Op, function: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """x.NAME_(*params): the op computed into x's memory (recorded by autograd, as torch's)."""
-    op = f"{entry.torch.inplace}()"
+    op = f"{entry.torch.inplace or entry.name + '_'}()"
 
     def update(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         def write(array: np.ndarray) -> None:
@@ -98,7 +98,7 @@ def in_place_of(entry: Op, function: Callable[..., Tensor]) -> Callable[..., Ten
 
         return in_place(x, op, write, lambda old: function(old, *args, **kwargs))
 
-    update.__name__ = update.__qualname__ = entry.torch.inplace
+    update.__name__ = update.__qualname__ = entry.torch.inplace or entry.name + "_"
     update.__doc__ = f"{entry.name} in place: {entry.doc}"
     update.__signature__ = _signature(entry, "self")  # type: ignore[attr-defined]
     return update
@@ -121,7 +121,25 @@ def methods() -> list[tuple[str, Callable[..., Any]]]:
     return pairs
 
 
+def functional_of(entry: Op) -> Callable[..., Tensor]:
+    """F.NAME: the op's function, or where torch's takes `inplace=` (F.relu(x, inplace=True),
+    F.leaky_relu(x, 0.2, True)), the op computed into x when it is true."""
+    function = FUNCTIONS[entry.name]
+    if not entry.torch.inplace_arg:
+        return function
+    update = in_place_of(entry, function)
+
+    def functional(input: Tensor, *args: Any, inplace: bool = False, **kwargs: Any) -> Tensor:
+        if len(args) == len(entry.params) + 1:  # inplace given by position, as torch allows
+            args, inplace = args[:-1], args[-1]
+        return (update if inplace else function)(input, *args, **kwargs)
+
+    functional.__name__ = functional.__qualname__ = entry.torch.functional
+    functional.__doc__ = entry.doc
+    return functional
+
+
 FUNCTIONAL: dict[str, Callable[..., Tensor]] = {
-    entry.torch.functional: FUNCTIONS[name] for name, entry in OPS.items()
+    entry.torch.functional: functional_of(entry) for entry in OPS.values()
     if entry.torch.functional}
 """torch.nn.functional's spellings of registry ops (F.relu, F.softplus, ...)."""

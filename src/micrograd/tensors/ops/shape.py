@@ -12,7 +12,7 @@ import numpy as np
 
 from micrograd.tensors import torch_warnings
 from micrograd.tensors.dtypes import common_dtype
-from micrograd.tensors.function import Tensor, accumulate, method, node, unary
+from micrograd.tensors.function import Tensor, accumulate, attach, method, node, unary
 
 
 def shape_arg(shape: tuple) -> tuple:
@@ -73,7 +73,7 @@ def reverse_dims(x: Tensor) -> Tensor:
     return unary(x, x._array.T, "T", lambda g: g.T)
 
 
-Tensor.T = property(reverse_dims)  # type: ignore[attr-defined]  # installed like every op
+attach("T", property(reverse_dims))  # installed like every op
 
 
 def _as_tensors(tensors: Sequence[Any], op: str) -> tuple[Tensor, ...]:

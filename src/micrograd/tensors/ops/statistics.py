@@ -325,6 +325,106 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     return _TOP(_take(x, indices, axis, "topk"), leaf(indices.astype(np.int64)))
 
 
+@method()
+def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> SortResult:
+    """The k-th smallest element along `dim` (k from 1) and its index."""
+    data = x._array
+    axis = dim % max(data.ndim, 1)
+    n = data.shape[axis] if data.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if data.ndim == 0:
+        return SortResult(unary(x, data.copy(), "kthvalue", None), leaf(np.zeros((), np.int64)))
+    picked = np.take(_order(data, axis, False), [k - 1], axis=axis)
+    values, indices = _take(x, picked, axis, "kthvalue"), picked.astype(np.int64)
+    if not keepdim:
+        values, indices = values.squeeze(axis), indices.squeeze(axis)
+    return SortResult(values, leaf(indices))
+
+
+@method()
+def median(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median ((n - 1) // 2-th smallest) of all elements, or (values, indices)
+    along `dim`, as torch.median."""
+    if dim is None:
+        flat = x.reshape(-1)
+        return kthvalue(flat, (flat._array.size - 1) // 2 + 1, 0).values
+    n = x._array.shape[dim] if x._array.ndim else 1
+    return kthvalue(x, (n - 1) // 2 + 1, dim, keepdim)
+
+
+@method()
+def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (or slices along `dim`), sorted, as torch.unique; with
+    return_inverse where each element went, with return_counts how often each occurs.
+    No gradient (torch has none either)."""
+    data = x._array
+    axis = None if dim is None else dim % max(data.ndim, 1)
+    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
+                                        axis=axis)
+    shape = data.shape if axis is None else (data.shape[axis],)
+    results = [leaf(values)]
+    if return_inverse:
+        results.append(leaf(inverse.reshape(shape).astype(np.int64)))
+    if return_counts:
+        results.append(leaf(counts.astype(np.int64)))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _running_extreme(x: Tensor, dim: int, larger: bool, op: str) -> SortResult:
+    """(values, indices) of the running max (or min) along `dim`; an equal later element
+    takes over, as torch's. The gradient goes to the element each value came from."""
+    data = x._array
+    axis = dim % max(data.ndim, 1)
+    moved = np.moveaxis(data, axis, 0) if data.ndim else data.reshape(1)
+    picked = np.zeros(moved.shape, np.int64)
+    best = moved[0]
+    for i in range(1, moved.shape[0]):
+        better = moved[i] >= best if larger else moved[i] <= best
+        best = np.where(better, moved[i], best)
+        picked[i] = np.where(better, i, picked[i - 1])
+    grids: list[Any] = list(np.indices(picked.shape, sparse=True))
+    grids[0] = picked
+    where = tuple(grids)
+
+    def vjp(g: np.ndarray) -> np.ndarray:
+        full = np.zeros(moved.shape, dtype=g.dtype)
+        np.add.at(full, where, np.moveaxis(g, axis, 0) if data.ndim else g.reshape(1))
+        return np.moveaxis(full, 0, axis) if data.ndim else full.reshape(())
+
+    values = moved[where]
+    indices = picked
+    if data.ndim:
+        values, indices = np.moveaxis(values, 0, axis), np.moveaxis(picked, 0, axis)
+    else:
+        values, indices = values.reshape(()), picked.reshape(())
+    return SortResult(unary(x, np.ascontiguousarray(values), op, vjp),
+                      leaf(np.ascontiguousarray(indices)))
+
+
+@method()
+def cummax(x: Tensor, dim: int) -> SortResult:
+    """The running maximum along `dim` and where each came from."""
+    return _running_extreme(x, dim, True, "cummax")
+
+
+@method()
+def cummin(x: Tensor, dim: int) -> SortResult:
+    """The running minimum along `dim` and where each came from."""
+    return _running_extreme(x, dim, False, "cummin")
+
+
+MinMax = namedtuple("MinMax", ["min", "max"])  # torch.aminmax
+
+
+@method()
+def aminmax(x: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+    """(amin, amax) over all elements or along `dim`."""
+    axes: Any = () if dim is None else dim
+    return MinMax(amin(x, axes, keepdim), amax(x, axes, keepdim))
+
+
 # --- counting ---------------------------------------------------------------------------
 
 @method()
