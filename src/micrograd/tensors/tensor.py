@@ -321,7 +321,7 @@ class Tensor(TensorMethods):
                     f"has shape {self.shape}; call .sum().backward() or pass "
                     "backward(gradient=...) of that shape"
                 )
-            seed = np.ones_like(self._array)
+            seed = np.ones(self._array.shape, self._array.dtype)  # (ones_like: 2.2 us)
         else:
             seed = np.array(gradient._array if isinstance(gradient, Tensor) else gradient,
                             dtype=self._array.dtype)
