@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -378,3 +379,16 @@ def _recording(grad_fn, ran):
         ran.append(n)
         return grad_fn(n)
     return recorded
+
+
+def test_a_picture_after_backward_shows_dropped_gradients_as_none_quietly():
+    model = nn.Sequential(nn.Linear(3, 2, dtype="float64"), nn.ReLU())
+    loss = model(micrograd.tensor(X, dtype="float64")).sum()
+    loss.backward()  # no retain_grad(): as in torch, op outputs keep no gradient
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading .grad of a non-leaf would warn
+        found = records(dot_source(loss, names={"loss": loss}))
+    by_name = {fields[0].split(" (")[0]: fields for fields in found.values()}
+    assert field(by_name["loss"], "grad") == "None"
+    assert all(field(fields, "grad") != "None" for fields in found.values()
+               if "(parameter)" in fields[0])

@@ -165,7 +165,7 @@ class Tensor(TensorMethods):
 
     @grad.setter
     def grad(self, value: ArrayLike | None) -> None:
-        retained = self._grad_fn is not None and self.retains_grad
+        retained = self.retains_grad  # a kept non-leaf gradient is what .grad shows
         if value is None:
             self._grad_array = None
             if retained:
@@ -477,8 +477,6 @@ class Tensor(TensorMethods):
             if not name.startswith("_") and name in torch_api.TENSOR:
                 raise unsupported_name("torch.Tensor", name)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
-
-
 
 
 def _release_grad(node: Tensor) -> None:
