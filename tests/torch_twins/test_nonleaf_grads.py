@@ -129,3 +129,13 @@ def test_value_engine_keeps_every_gradient():
     c.backward()
     # the lecture prints interior gradients: d tanh(b)/db = 1 - tanh(b)^2
     assert b.grad == pytest.approx(1 - math.tanh(0.6) ** 2) and c.grad == 1.0
+
+
+def test_gradcheck_of_a_non_leaf_input():
+    verdicts = []
+    for torch in LIBRARIES:
+        leaf = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+        x = leaf * 1.5  # a non-leaf input: its gradient is dropped unless kept for the check
+        verdicts.append((torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,)),
+                         x.retains_grad))
+    assert verdicts[1] == verdicts[0] == (True, False)

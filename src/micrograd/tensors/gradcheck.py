@@ -72,11 +72,22 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
 
 
 def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
+    # a non-leaf input's gradient is dropped once used: kept, as retain_grad() would, for
+    # this pass only
+    interior = {i: inputs[i]._retained for i in checked if not inputs[i].is_leaf}
     for i in checked:
         inputs[i]._grad_array = None
-    out.backward(seed, retain_graph=True)  # the same graph, once per output element
-    return {i: (np.zeros_like(inputs[i]._array) if inputs[i]._grad_array is None
-                else np.array(inputs[i]._grad_array)) for i in checked}
+    for i in interior:
+        inputs[i]._retained = None
+    try:
+        out.backward(seed, retain_graph=True)  # the same graph, once per output element
+        grads = {i: inputs[i]._retained if i in interior else inputs[i]._grad_array
+                 for i in checked}
+    finally:
+        for i, kept in interior.items():
+            inputs[i]._retained = kept
+    return {i: np.zeros_like(inputs[i]._array) if g is None else np.array(g)
+            for i, g in grads.items()}
 
 
 # `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is
