@@ -14,7 +14,7 @@ import numpy as np
 from micrograd import autograd
 from micrograd.autograd import no_grad
 from micrograd.gradcheck import GradcheckError
-from micrograd.tensors.tensor import Tensor
+from micrograd.tensors.tensor import Tensor, kept_gradients
 
 __all__ = ["gradcheck", "GradcheckError"]  # one GradcheckError, for Values and Tensors
 
@@ -72,20 +72,11 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
 
 
 def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
-    # a non-leaf input's gradient is dropped once used: kept, as retain_grad() would, for
-    # this pass only
-    interior = {i: inputs[i]._retained for i in checked if not inputs[i].is_leaf}
     for i in checked:
         inputs[i]._grad_array = None
-    for i in interior:
-        inputs[i]._retained = None
-    try:
+    with kept_gradients([inputs[i] for i in checked]) as gradient:
         out.backward(seed, retain_graph=True)  # the same graph, once per output element
-        grads = {i: inputs[i]._retained if i in interior else inputs[i]._grad_array
-                 for i in checked}
-    finally:
-        for i, kept in interior.items():
-            inputs[i]._retained = kept
+        grads = {i: gradient(inputs[i]) for i in checked}
     return {i: np.zeros_like(inputs[i]._array) if g is None else np.array(g)
             for i, g in grads.items()}
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from micrograd import autograd
 from micrograd.tensors import saved
-from micrograd.tensors.tensor import Tensor, leaf
+from micrograd.tensors.tensor import Tensor, kept_gradients, leaf
 from micrograd.tensors.unsupported import unsupported_argument
 
 __all__ = ["grad"]
@@ -58,27 +58,21 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
                                "been used in the graph. Set allow_unused=True if this is the "
                                "desired behavior.")
     kept = {key: node._grad_array for key, node in graph.items()}
-    # a non-leaf input's gradient is dropped as the pass goes on: keep it as retain_grad()
-    # would, for this call only
-    interior = [x for x, is_used in zip(ins, used, strict=True) if is_used and not x.is_leaf]
-    kept_retained = {id(x): x._retained for x in interior}
     totals: list[np.ndarray | None] = [None] * len(ins)
     try:
         for out, seed in zip(outs, seeds, strict=True):
             for node in graph.values():
                 node._grad_array = None
-            for x in interior:
-                x._retained = None
-            out.backward(seed, retain_graph=True)
-            for i, x in enumerate(ins):
-                g = None if not used[i] else x._retained if not x.is_leaf else x._grad_array
-                if g is not None:
-                    totals[i] = g.copy() if totals[i] is None else totals[i] + g
+            with kept_gradients([x for x, is_used in zip(ins, used, strict=True)
+                                 if is_used]) as gradient:
+                out.backward(seed, retain_graph=True)
+                for i, x in enumerate(ins):
+                    g = gradient(x) if used[i] else None
+                    if g is not None:
+                        totals[i] = g.copy() if totals[i] is None else totals[i] + g
     finally:
         for key, node in graph.items():
             node._grad_array = kept[key]
-        for x in interior:
-            x._retained = kept_retained[id(x)]
     if not retain_graph:
         saved.release(graph.values())
     results: list[Tensor | None] = []

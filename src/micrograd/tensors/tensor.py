@@ -23,7 +23,8 @@ refuses to use a value that was changed after an op recorded it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Union
 
 import numpy as np
@@ -488,6 +489,26 @@ def _release_grad(node: Tensor) -> None:
     kept = node._retained
     if kept is not NOT_RETAINED and g is not None:
         node._retained = g.copy() if kept is None else kept + g
+
+
+@contextlib.contextmanager
+def kept_gradients(tensors: Sequence[Tensor]) -> Iterator[Callable[[Tensor], Any]]:
+    """For autograd.grad and gradcheck, which read the gradient of any input: inside, each
+    non-leaf tensor of `tensors` keeps what each backward() gives it, as after retain_grad(),
+    and the function yielded reads a tensor's gradient array (None: none yet). After, each
+    is as before."""
+    interior = {id(t): (t, t._retained) for t in tensors if t._grad_fn is not None}
+    for t, _ in interior.values():
+        t._retained = None
+
+    def gradient(t: Tensor) -> Any:
+        return t._retained if id(t) in interior else t._grad_array
+
+    try:
+        yield gradient
+    finally:
+        for t, before in interior.values():
+            t._retained = before
 
 
 _new = object.__new__
