@@ -172,8 +172,20 @@ def test_intermediate_gradients_restart_clean_on_every_backward():
     y = h.sum()
     y.backward(retain_graph=True)  # x * x saved x: without it the second pass raises
     y.backward()
-    np.testing.assert_array_equal(h.grad, [1.0, 1.0])  # reset, not accumulated
-    np.testing.assert_array_equal(x.grad, [4.0, 8.0])  # leaves accumulate
+    np.testing.assert_array_equal(x.grad, [4.0, 8.0])  # leaves accumulate, no stale h.grad
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert h.grad is None  # dropped once used, as torch's
+
+
+def test_retained_intermediate_gradients_accumulate_as_torchs():
+    x = micrograd.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    h.retain_grad()
+    y = h.sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_array_equal(h.grad, [2.0, 2.0])  # torch 2.13 gives the same
+    np.testing.assert_array_equal(x.grad, [4.0, 8.0])  # the working gradient was 1 per pass
 
 
 def test_in_place_update_under_no_grad_changes_the_parameter():

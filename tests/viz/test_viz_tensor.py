@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -41,6 +42,8 @@ def micrograd_mlp(dtype="float64", fused=False):
     x = micrograd.tensor(X, dtype=dtype)
     hidden = model(x) if fused else model[2](model[1](model[0](x)))
     loss = F.cross_entropy(hidden, micrograd.tensor(TARGETS))
+    hidden.retain_grad()  # as torch_mlp does: the pictures show the logits' gradient
+    loss.retain_grad()
     names = {**dict(model.named_parameters()), "x": x, "loss": loss}
     return loss, names
 
@@ -222,7 +225,10 @@ def test_array_text_shows_small_arrays_whole_and_summarises_big_ones(array, text
 def test_trace_gradients_are_the_engines_bit_for_bit_and_pytorchs():
     loss, names = micrograd_mlp()
     run = trace_steps(loss, names=names)
-    assert all(node.grad is None for node in run.order)  # tracing changed no .grad
+    assert all(node._grad_array is None for node in run.order)  # tracing changed no .grad
+    for node in run.order:  # every interior gradient kept, to compare with the trace's
+        if node.requires_grad:
+            node.retain_grad()
     loss.backward()
     for node in run.order:
         if node.requires_grad:
@@ -373,3 +379,16 @@ def _recording(grad_fn, ran):
         ran.append(n)
         return grad_fn(n)
     return recorded
+
+
+def test_a_picture_after_backward_shows_dropped_gradients_as_none_quietly():
+    model = nn.Sequential(nn.Linear(3, 2, dtype="float64"), nn.ReLU())
+    loss = model(micrograd.tensor(X, dtype="float64")).sum()
+    loss.backward()  # no retain_grad(): as in torch, op outputs keep no gradient
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading .grad of a non-leaf would warn
+        found = records(dot_source(loss, names={"loss": loss}))
+    by_name = {fields[0].split(" (")[0]: fields for fields in found.values()}
+    assert field(by_name["loss"], "grad") == "None"
+    assert all(field(fields, "grad") != "None" for fields in found.values()
+               if "(parameter)" in fields[0])

@@ -33,7 +33,7 @@ from micrograd import autograd
 from micrograd.autograd import modes
 from micrograd.tensors import dtypes, versions
 from micrograd.tensors.dtypes import float32, float64, promote, promote_with_number
-from micrograd.tensors.tensor import Tensor, is_finite, leaf
+from micrograd.tensors.tensor import NOT_RETAINED, Tensor, is_finite, leaf
 
 __all__ = [
     "Tensor", "VJP", "leaf", "node", "accumulate", "unbroadcast", "unary", "apply", "binary",
@@ -57,6 +57,7 @@ def node(data: np.ndarray, inputs: tuple, op: str, backward: Callable[[Tensor], 
     t._array = data if type(data) is np.ndarray else np.asarray(data)
     t._grad_array = None
     t._grad_view = None
+    t._retained = NOT_RETAINED
     t._versions = None
     t._epoch = _clock.epoch
     t._op = op
@@ -332,6 +333,7 @@ def in_place(t: Tensor, op: str, write: Callable[[np.ndarray], Any],
     old._array, old._grad_array, old._grad_view = t._array, None, None
     old._requires_grad, old._prev, old._grad_fn = t._requires_grad, t._prev, t._grad_fn
     old._op, old._epoch, old._versions = t._op, t._epoch, None
+    old._retained = NOT_RETAINED
     result = compute(old)
     array = result._array
     if array.shape != t._array.shape:

@@ -14,7 +14,7 @@ import numpy as np
 from micrograd import autograd
 from micrograd.autograd import no_grad
 from micrograd.gradcheck import GradcheckError
-from micrograd.tensors.tensor import Tensor
+from micrograd.tensors.tensor import Tensor, kept_gradients
 
 __all__ = ["gradcheck", "GradcheckError"]  # one GradcheckError, for Values and Tensors
 
@@ -74,9 +74,11 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
 def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> dict:
     for i in checked:
         inputs[i]._grad_array = None
-    out.backward(seed, retain_graph=True)  # the same graph, once per output element
-    return {i: (np.zeros_like(inputs[i]._array) if inputs[i]._grad_array is None
-                else np.array(inputs[i]._grad_array)) for i in checked}
+    with kept_gradients([inputs[i] for i in checked]) as gradient:
+        out.backward(seed, retain_graph=True)  # the same graph, once per output element
+        grads = {i: gradient(inputs[i]) for i in checked}
+    return {i: np.zeros_like(inputs[i]._array) if g is None else np.array(g)
+            for i, g in grads.items()}
 
 
 # `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is

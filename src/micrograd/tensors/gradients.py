@@ -14,7 +14,7 @@ import numpy as np
 
 from micrograd import autograd
 from micrograd.tensors import saved
-from micrograd.tensors.tensor import Tensor, leaf
+from micrograd.tensors.tensor import Tensor, kept_gradients, leaf
 from micrograd.tensors.unsupported import unsupported_argument
 
 __all__ = ["grad"]
@@ -63,11 +63,13 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         for out, seed in zip(outs, seeds, strict=True):
             for node in graph.values():
                 node._grad_array = None
-            out.backward(seed, retain_graph=True)
-            for i, x in enumerate(ins):
-                g = x._grad_array if used[i] else None
-                if g is not None:
-                    totals[i] = g.copy() if totals[i] is None else totals[i] + g
+            with kept_gradients([x for x, is_used in zip(ins, used, strict=True)
+                                 if is_used]) as gradient:
+                out.backward(seed, retain_graph=True)
+                for i, x in enumerate(ins):
+                    g = gradient(x) if used[i] else None
+                    if g is not None:
+                        totals[i] = g.copy() if totals[i] is None else totals[i] + g
     finally:
         for key, node in graph.items():
             node._grad_array = kept[key]

@@ -25,6 +25,12 @@ T_OF_MANY_DIMS = (
     "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
     "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
     "dimensions of a tensor.")
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

@@ -26,6 +26,7 @@ from micrograd.viz.graph import (
     is_array_node,
     is_parameter,
     leaf_kinds,
+    shown_grad,
     tensor_fields,
     view,
 )
@@ -90,7 +91,7 @@ def describe(graph: GraphView, rankdir: str = "LR",
     kinds = leaf_kinds(graph)
     for node in graph.nodes:
         nid = graph.id(node)
-        grad = node.grad if grads is None else grads[id(node)]
+        grad = shown_grad(node) if grads is None else grads[id(node)]
         array = is_array_node(node)
         if array:
             parts = tensor_fields(graph.name(node), node, grad)

@@ -230,6 +230,15 @@ def is_array_node(node: Any) -> bool:
     return hasattr(node, "shape") and hasattr(node, "dtype")
 
 
+def shown_grad(node: Any) -> Any:
+    """node.grad as a picture shows it. A non-leaf tensor's gradient is dropped once
+    backward() has used it, as torch's is (call retain_grad() on the tensors whose gradient
+    the picture should show): it shows as None, without the warning reading it gives."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return node.grad
+
+
 def is_parameter(node: Any) -> bool:
     """A leaf that requires grad: what backward() fills in and an optimizer updates."""
     return not node._prev and bool(getattr(node, "requires_grad", False))

@@ -16,6 +16,7 @@ from micrograd.viz.graph import (
     fmt4,
     is_array_node,
     is_parameter,
+    shown_grad,
     tensor_fields,
     view,
 )
@@ -41,7 +42,7 @@ def to_mermaid(root: Any, rankdir: str = "LR", max_depth: int | None = None,
     for node in graph.nodes:
         nid = graph.id(node)
         if is_array_node(node):
-            text = " | ".join(tensor_fields(graph.name(node), node, node.grad))
+            text = " | ".join(tensor_fields(graph.name(node), node, shown_grad(node)))
             lines.append(f'  {nid}["{_text(text)}"]')
             if not node._prev:
                 kinds["parameter" if is_parameter(node) else "constant"].append(nid)
