@@ -52,3 +52,11 @@ def test_declarations_do_not_exist_at_runtime():
         assert not isinstance(error, NotSupportedByMicrograd)
     else:
         raise AssertionError("a misspelt Tensor method did not raise AttributeError")
+
+
+def test_every_public_method_has_a_docstring():
+    # the API reference (mkdocstrings) documents a method by its docstring: none may be blank
+    undocumented = [name for name, member in inspect.getmembers(Tensor)
+                    if not name.startswith("_") and callable(member)
+                    and not (inspect.getdoc(member) or "").strip()]
+    assert not undocumented, f"Tensor methods without a docstring: {undocumented}"

@@ -255,6 +255,7 @@ def define_binary(op: str, forward: Callable[[Any, Any], np.ndarray],
         return binary(a, b, op, forward, vjp_a, vjp_b)
 
     function.__name__ = function.__qualname__ = op
+    function.__doc__ = f"{op}(x, y), elementwise with broadcasting."
     return function
 
 

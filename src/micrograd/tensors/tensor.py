@@ -369,6 +369,7 @@ class Tensor(TensorMethods):
         return self.to(dtypes.from_legacy_type_name(dtype))
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point one."""
         return self._array.dtype.kind == "f"
 
     @property
@@ -376,6 +377,7 @@ class Tensor(TensorMethods):
         return self._array.ndim
 
     def dim(self) -> int:
+        """The number of dimensions (ndim)."""
         return self._array.ndim
 
     def size(self, dim: int | None = None) -> Size | int:
@@ -383,6 +385,7 @@ class Tensor(TensorMethods):
         return Size(self._array.shape) if dim is None else self._array.shape[dim]
 
     def numel(self) -> int:
+        """The number of elements (the product of the shape)."""
         return self._array.size
 
     def item(self) -> float | int | bool:
@@ -398,6 +401,7 @@ class Tensor(TensorMethods):
         return self._array
 
     def tolist(self) -> Any:
+        """The data as (nested) Python lists of Python numbers; a number for a 0-d tensor."""
         return self._array.tolist()
 
     def detach(self) -> Tensor:

@@ -32,8 +32,11 @@ def _python_remainder(x: Any, y: Any) -> Any:
 
 
 fmod = method("fmod")(define_binary("fmod", np.fmod, None, _fmod_db))
+fmod.__doc__ = "x - trunc(x / y) * y: x mod y with the sign of x (C's fmod), as torch.fmod."
 remainder = method("remainder")(define_binary("remainder", _python_remainder, None,
                                               _remainder_db))
+remainder.__doc__ = ("x - floor(x / y) * y: x mod y with the sign of y (Python's %), as "
+                     "torch.remainder.")
 
 
 def _atan2_da(g: Any, y: Any, x: Any, out: Any) -> Any:  # d atan2(y, x) / dy = x / (x^2 + y^2)
@@ -45,8 +48,11 @@ def _atan2_db(g: Any, y: Any, x: Any, out: Any) -> Any:  # d/dx = -y / (x^2 + y^
 
 
 atan2 = method("atan2", "arctan2")(define_binary("atan2", np.arctan2, _atan2_da, _atan2_db))
+atan2.__doc__ = ("atan2(x, other): the angle of the point (other, x), in [-pi, pi]; "
+                 "`arctan2` is an alias.")
 hypot = method("hypot")(define_binary("hypot", np.hypot, lambda g, x, y, out: g * x / out,
                                       lambda g, x, y, out: g * y / out))
+hypot.__doc__ = "sqrt(x^2 + y^2) elementwise without overflow, as torch.hypot."
 
 
 @method("heaviside")
@@ -76,11 +82,13 @@ def addcdiv(x: Tensor, tensor1: Any, tensor2: Any, *, value: float = 1) -> Tenso
 
 @method("clamp_min")
 def clamp_min(x: Tensor, min: Any) -> Tensor:
+    """max(x, min) elementwise: x.clamp(min=min)."""
     return x.clamp(min=min)
 
 
 @method("clamp_max")
 def clamp_max(x: Tensor, max: Any) -> Tensor:
+    """min(x, max) elementwise: x.clamp(max=max)."""
     return x.clamp(max=max)
 
 
@@ -113,6 +121,7 @@ def sub(x: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
 
 @method("mul", "multiply")
 def mul(x: Tensor, other: Any) -> Tensor:
+    """x * other, elementwise with broadcasting; `multiply` is an alias."""
     return x * other
 
 
@@ -151,6 +160,7 @@ def div(x: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 @method("floor_divide")
 def floor_divide(x: Tensor, other: Any) -> Tensor:
+    """floor(x / other), as torch.floor_divide (div with rounding_mode='floor')."""
     return div(x, other, rounding_mode="floor")
 
 
@@ -168,9 +178,9 @@ def logit(x: Tensor, eps: float | None = None) -> Tensor:
     return (p / (1 - p)).log()
 
 
-method("positive")(lambda x: x)
-method("negative")(lambda x: -x)
-method("sgn")(lambda x: x.sign())
+method("positive")(lambda x: x).__doc__ = "+x: x itself, as torch.positive."
+method("negative")(lambda x: -x).__doc__ = "-x, as torch.negative (an alias of neg)."
+method("sgn")(lambda x: x.sign()).__doc__ = "The sign of x (-1, 0 or 1), as torch.sgn (real)."
 
 
 @method("nansum")
@@ -188,7 +198,7 @@ def nanmean(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 # --- bitwise and logical operators on integer and bool tensors: masks combined ----------
 
-def _bitwise(name: str, combine: Any) -> Any:
+def _bitwise(name: str, combine: Any, symbol: str) -> Any:
     """x & y, x | y, x ^ y (and bitwise_and/...): bools combine logically, integers bit by
     bit; float operands are refused, as torch refuses them. No gradient."""
     def op(x: Tensor, other: Any) -> Tensor:
@@ -199,18 +209,21 @@ def _bitwise(name: str, combine: Any) -> Any:
         return leaf(np.asarray(combine(a, b)))
 
     op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"x {symbol} other elementwise ({name}): bit by bit for integers, "
+                  f"logically for bools; no gradient.")
     return op
 
 
-for _name, _combine, _operators in (
-        ("bitwise_and", np.bitwise_and, ("__and__", "__rand__")),
-        ("bitwise_or", np.bitwise_or, ("__or__", "__ror__")),
-        ("bitwise_xor", np.bitwise_xor, ("__xor__", "__rxor__"))):
-    method(_name, *_operators)(_bitwise(_name, _combine))
+for _name, _combine, _symbol, _operators in (
+        ("bitwise_and", np.bitwise_and, "&", ("__and__", "__rand__")),
+        ("bitwise_or", np.bitwise_or, "|", ("__or__", "__ror__")),
+        ("bitwise_xor", np.bitwise_xor, "^", ("__xor__", "__rxor__"))):
+    method(_name, *_operators)(_bitwise(_name, _combine, _symbol))
 
 
 @method("bitwise_not")
 def bitwise_not(x: Tensor) -> Tensor:
+    """~x: bitwise not of an integer tensor, logical not of a bool one (no gradient)."""
     if x._array.dtype.kind in "fc":
         raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return leaf(np.invert(x._array))

@@ -177,16 +177,19 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None,
 
 @method("float")
 def to_float32(x: Tensor) -> Tensor:
+    """x converted to float32, as torch's float()."""
     return to(x, dtypes.float32)
 
 
 @method("double")
 def to_float64(x: Tensor) -> Tensor:
+    """x converted to float64, as torch's double()."""
     return to(x, dtypes.float64)
 
 
 @method("long")
 def to_int64(x: Tensor) -> Tensor:
+    """x converted to int64 (no gradient), as torch's long()."""
     return to(x, dtypes.int64)
 
 
@@ -196,7 +199,16 @@ def _comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], T
     def method(self: Tensor, other: Any) -> Tensor:
         return leaf(compare(self._array, raw(other)))
 
+    method.__doc__ = _COMPARISON_DOCS[compare]
     return method
+
+
+_COMPARISON_DOCS = {operator.eq: "x == other elementwise, as a bool tensor (no gradient).",
+                    operator.ne: "x != other elementwise, as a bool tensor (no gradient).",
+                    operator.lt: "x < other elementwise, as a bool tensor (no gradient).",
+                    operator.le: "x <= other elementwise, as a bool tensor (no gradient).",
+                    operator.gt: "x > other elementwise, as a bool tensor (no gradient).",
+                    operator.ge: "x >= other elementwise, as a bool tensor (no gradient)."}
 
 
 COMPARISONS = {"__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt,

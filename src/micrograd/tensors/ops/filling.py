@@ -202,18 +202,21 @@ def new_zeros(x: Tensor, *size: int | Sequence[int], dtype: Any = None, device: 
 @method("new_ones")
 def new_ones(x: Tensor, *size: int | Sequence[int], dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
+    """Ones of `size`, in this tensor's dtype unless dtype= is given."""
     return _new(x, np.ones(shape_arg(size), dtype=dtype or x._array.dtype), requires_grad)
 
 
 @method("new_empty")
 def new_empty(x: Tensor, *size: int | Sequence[int], dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
+    """A tensor of `size` in this tensor's dtype unless dtype= is given (filled with zeros here)."""
     return new_zeros(x, *size, dtype=dtype, requires_grad=requires_grad)
 
 
 @method("new_full")
 def new_full(x: Tensor, size: Sequence[int], fill_value: Any, dtype: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
+    """`fill_value` everywhere in `size`, in this tensor's dtype unless dtype= is given."""
     return _new(x, np.full(tuple(size), fill_value, dtype=dtype or x._array.dtype),
                 requires_grad)
 
@@ -234,14 +237,17 @@ def type_as(x: Tensor, other: Tensor) -> Tensor:
 
 @method("int")
 def to_int32(x: Tensor) -> Tensor:
+    """x converted to int32 (no gradient), as torch's int()."""
     return leaf(x._array.astype(np.int32))
 
 
 @method("bool")
 def to_bool(x: Tensor) -> Tensor:
+    """x converted to bool (nonzero is True; no gradient), as torch's bool()."""
     return leaf(x._array.astype(bool))
 
 
 @method("half")
 def to_float16(x: Tensor) -> Tensor:
+    """x converted to float16, as torch's half()."""
     return unary(x, x._array.astype(np.float16), "to", None)

@@ -40,21 +40,25 @@ def expand(x: Tensor, *sizes: int | Sequence[int]) -> Tensor:
 
 @method("broadcast_to")
 def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """x broadcast to `shape`, as torch.broadcast_to (expand with a shape)."""
     return expand(x, tuple(shape))
 
 
 @method("expand_as")
 def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    """x expanded (broadcast) to other's shape."""
     return expand(x, other.shape)
 
 
 @method("view_as")
 def view_as(x: Tensor, other: Tensor) -> Tensor:
+    """x reshaped to other's shape (x.view(other.shape))."""
     return reshape(x, other.shape)
 
 
 @method("reshape_as")
 def reshape_as(x: Tensor, other: Tensor) -> Tensor:
+    """x reshaped to other's shape (x.reshape(other.shape))."""
     return reshape(x, other.shape)
 
 
@@ -68,6 +72,7 @@ def contiguous(x: Tensor, memory_format: Any = None) -> Tensor:
 
 @method("is_contiguous")
 def is_contiguous(x: Tensor, memory_format: Any = None) -> bool:
+    """Whether the data is in C (row-major) order."""
     return bool(x._array.flags.c_contiguous)
 
 
@@ -107,6 +112,7 @@ def _dims(dims: Sequence[int] | int) -> tuple[int, ...]:
 
 @method("flip")
 def flip(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
+    """x with the order of elements reversed along `dims`, as torch.flip (a copy)."""
     axes = shape_arg(dims)
     return unary(x, np.flip(x._array, axes).copy(), "flip", lambda g: np.flip(g, axes))
 
@@ -213,11 +219,14 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 @method("movedim")
 def movedim(x: Tensor, source: int | Sequence[int], destination: int | Sequence[int]
             ) -> Tensor:
+    """x with dims `source` moved to `destination`, the others keeping their order;
+    `moveaxis` is an alias."""
     return unary(x, np.moveaxis(x._array, source, destination), "movedim",
                  lambda g: np.moveaxis(g, destination, source))
 
 
-method("swapaxes", "swapdims")(lambda x, a, b: transpose(x, a, b))
+method("swapaxes", "swapdims")(lambda x, a, b: transpose(x, a, b)).__doc__ = (
+    "x with dims a and b swapped: an alias of transpose (`swapdims` too).")
 
 
 @method("t")
@@ -301,6 +310,7 @@ def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 @method("fliplr")
 def fliplr(x: Tensor) -> Tensor:
+    """x reversed along dim 1 (left/right), for tensors of 2 or more dims."""
     if x._array.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(x, 1)
@@ -308,6 +318,7 @@ def fliplr(x: Tensor) -> Tensor:
 
 @method("flipud")
 def flipud(x: Tensor) -> Tensor:
+    """x reversed along dim 0 (up/down), for tensors of 1 or more dims."""
     if x._array.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(x, 0)
@@ -391,6 +402,7 @@ def _even_split(x: Tensor, sections: Any, dim: int, op: str) -> tuple[Tensor, ..
 
 @method("hsplit")
 def hsplit(x: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """x split along dim 1 (dim 0 if 1-d) into equal `sections` or at the given indices."""
     if x._array.ndim < 1:
         raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got "
                            "a tensor with 0 dimensions!")
@@ -399,6 +411,7 @@ def hsplit(x: Tensor, sections: Any) -> tuple[Tensor, ...]:
 
 @method("vsplit")
 def vsplit(x: Tensor, sections: Any) -> tuple[Tensor, ...]:
+    """x split along dim 0 into equal `sections` or at the given indices (x at least 2-d)."""
     if x._array.ndim < 2:
         raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but "
                            f"got a tensor with {x._array.ndim} dimensions!")
@@ -427,6 +440,8 @@ def _triangle_in_place(lower: bool) -> Any:
         return in_place(x, "tril_" if lower else "triu_", write,
                         lambda old: _triangle(old, diagonal, lower))
 
+    update.__doc__ = (f"In place, zero the elements {'above' if lower else 'below'} the "
+                      f"`diagonal`-th diagonal, as torch's {'tril_' if lower else 'triu_'}.")
     return update
 
 
@@ -475,7 +490,7 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple[Tensor, ...]:
 
 # --- joins and aliases written with the ops above (their gradients are the ops') --------
 
-method("ravel")(lambda x: reshape(x, -1))
+method("ravel")(lambda x: reshape(x, -1)).__doc__ = "x flattened to 1-d: x.reshape(-1)."
 method("moveaxis")(movedim)
 
 

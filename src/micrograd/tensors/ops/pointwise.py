@@ -128,6 +128,8 @@ maximum = method("maximum")(define_binary(
     "maximum", np.maximum, _larger_share, lambda g, x, y, out: _larger_share(g, y, x, out)))
 minimum = method("minimum")(define_binary(
     "minimum", np.minimum, _smaller_share, lambda g, x, y, out: _smaller_share(g, y, x, out)))
+maximum.__doc__ = "max(x, y) elementwise with broadcasting (nan propagates), as torch.maximum."
+minimum.__doc__ = "min(x, y) elementwise with broadcasting (nan propagates), as torch.minimum."
 fmax, fmin = maximum, minimum
 
 
@@ -210,6 +212,14 @@ isposinf = method("isposinf")(lambda x: leaf(np.isposinf(x._array)))
 logical_and = method("logical_and")(lambda x, y: leaf(np.logical_and(x._array, _data(y))))
 logical_or = method("logical_or")(lambda x, y: leaf(np.logical_or(x._array, _data(y))))
 logical_xor = method("logical_xor")(lambda x, y: leaf(np.logical_xor(x._array, _data(y))))
+isnan.__doc__ = "True where x is nan, as a bool tensor (no gradient)."
+isinf.__doc__ = "True where x is inf or -inf, as a bool tensor (no gradient)."
+isfinite.__doc__ = "True where x is neither nan nor +-inf, as a bool tensor (no gradient)."
+isneginf.__doc__ = "True where x is -inf, as a bool tensor (no gradient)."
+isposinf.__doc__ = "True where x is +inf, as a bool tensor (no gradient)."
+logical_and.__doc__ = "x and y elementwise (nonzero is True), as a bool tensor (no gradient)."
+logical_or.__doc__ = "x or y elementwise (nonzero is True), as a bool tensor (no gradient)."
+logical_xor.__doc__ = "x xor y elementwise (nonzero is True), as a bool tensor (no gradient)."
 
 
 def _data(x: Any) -> Any:

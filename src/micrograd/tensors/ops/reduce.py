@@ -125,11 +125,13 @@ def min(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | Ma
 
 @method()
 def argmax(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the largest value along `dim` (of the flattened tensor if dim is None)."""
     return leaf(np.asarray(np.argmax(x._array, axis=dim, keepdims=keepdim)))
 
 
 @method()
 def argmin(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the smallest value along `dim` (of the flattened tensor if dim is None)."""
     return leaf(np.asarray(np.argmin(x._array, axis=dim, keepdims=keepdim)))
 
 

@@ -89,7 +89,8 @@ def gather(x: Tensor, dim: int, index: Any) -> Tensor:
     return unary(x, out, "gather", vjp)
 
 
-method("take_along_dim")(lambda x, indices, dim: gather(x, dim, indices))
+method("take_along_dim")(lambda x, indices, dim: gather(x, dim, indices)).__doc__ = (
+    "The values of x at `indices` along `dim`, as torch.take_along_dim (gather with dim first).")
 
 
 @method("scatter_add")

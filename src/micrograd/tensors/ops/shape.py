@@ -31,6 +31,7 @@ def reshape(x: Tensor, *shape: int | Sequence[int]) -> Tensor:
 
 @method()
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """x with dims start_dim..end_dim merged into one (a 0-d tensor becomes 1-d)."""
     shape = x._array.shape
     if not shape:
         return reshape(x, 1)
@@ -41,11 +42,13 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @method()
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    """x with a new dim of size 1 inserted at `dim`."""
     return reshape(x, np.expand_dims(x._array, dim).shape)
 
 
 @method()
 def squeeze(x: Tensor, dim: int | None = None) -> Tensor:
+    """x with its size-1 dims removed (only `dim`, if given and of size 1)."""
     data = x._array
     if dim is not None and data.shape[dim] != 1:
         return x
@@ -61,6 +64,7 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 
 @method()
 def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
+    """x with its dims reordered as `dims`, as torch.permute."""
     order = shape_arg(dims)
     inverse = tuple(np.argsort(order))
     return unary(x, np.transpose(x._array, order), "permute", lambda g: np.transpose(g, inverse))

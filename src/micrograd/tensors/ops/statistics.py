@@ -205,11 +205,15 @@ def _extreme_over(x: Tensor, dim: Dim, keepdim: bool, kind: str) -> Tensor:
 
 @method()
 def amax(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The largest value over `dim` (all dims by default), as torch.amax; ties share the
+    gradient."""
     return _extreme_over(x, dim, keepdim, "amax")
 
 
 @method()
 def amin(x: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    """The smallest value over `dim` (all dims by default), as torch.amin; ties share the
+    gradient."""
     return _extreme_over(x, dim, keepdim, "amin")
 
 
@@ -249,18 +253,21 @@ def norm(x: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False,
 
 @method("all")
 def all(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """True where every element over `dim` (all by default) is nonzero, as torch.all."""
     axes = axes_of(dim, x._array.ndim)
     return leaf(np.asarray(np.all(x._array, axis=axes, keepdims=keepdim)))
 
 
 @method("any")
 def any(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """True where some element over `dim` (all by default) is nonzero, as torch.any."""
     axes = axes_of(dim, x._array.ndim)
     return leaf(np.asarray(np.any(x._array, axis=axes, keepdims=keepdim)))
 
 
 @method("count_nonzero")
 def count_nonzero(x: Tensor, dim: Dim = None) -> Tensor:
+    """The number of nonzero elements over `dim` (all by default), as int64."""
     axes = axes_of(dim, x._array.ndim)
     return leaf(np.asarray(np.count_nonzero(x._array, axis=axes), dtype=np.int64))
 
@@ -306,6 +313,7 @@ def sort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = Fals
 @method()
 def argsort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
             ) -> Tensor:
+    """The indices that sort x along `dim` (ascending unless descending=True), as int64."""
     if x._array.ndim == 0:
         return leaf(np.zeros((), np.int64))
     return leaf(_order(x._array, dim % x._array.ndim, descending).astype(np.int64))
