@@ -52,15 +52,6 @@ def is_floating_point(input: Tensor) -> bool:
 
 inference_mode = no_grad  # no graph is recorded: for micrograd that is all inference mode does
 
-# dtype names: torch's aliases of the numpy dtypes the engine computes with
-_DTYPES = {
-    "float16": "float16", "half": "float16", "float32": "float32", "float": "float32",
-    "float64": "float64", "double": "float64", "int8": "int8", "int16": "int16",
-    "short": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
-    "uint8": "uint8", "bool": "bool", "bfloat16": "bfloat16", "cfloat": "complex64",
-    "cdouble": "complex128", "complex64": "complex64", "complex128": "complex128",
-}
-
 
 def _from_tensors(name: str) -> Any:
     value = getattr(_tensors, name)
@@ -70,9 +61,11 @@ def _from_tensors(name: str) -> Any:
 
 
 def _dtype(name: str) -> Any:
-    if name not in _DTYPES:
-        raise LookupError(name)
-    return _dtypes.torch_dtype(name)  # torch.float32 etc.: dtype objects printed as torch's
+    """torch.float32, torch.long, ...: the dtype objects (printed as torch's) of dtypes.py."""
+    try:
+        return _dtypes.torch_dtype(name)
+    except KeyError:
+        raise LookupError(name) from None
 
 
 def get_default_dtype() -> _dtypes.DType:
