@@ -63,6 +63,18 @@ def peak_rss_kib() -> int:
     return ru_maxrss_kib()
 
 
+def reset_peak_rss() -> bool:
+    """Start this process's peak RSS afresh from its current RSS (Linux: "5" written to
+    /proc/self/clear_refs), so that the next peak_rss_kib() is the peak of what runs from
+    here on. False where that cannot be done (the peak then covers the whole process)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def ru_maxrss_kib() -> int:
     """getrusage(RUSAGE_SELF).ru_maxrss, in KiB on Linux."""
     import resource

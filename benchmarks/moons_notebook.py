@@ -1,14 +1,19 @@
 """W1 and W5: the micrograd demo notebook's training code, timed step by step.
 
-Run as `python -m benchmarks.moons_notebook STEPS [DATA.json]` under whichever `micrograd`
-is first on PYTHONPATH: ours or micrograd 0.1.0. The notebook's own code (its loss function,
-`map(Value, xrow)`, `sum(losses)`, `p*p`) is kept as published; only its `print` is replaced
-by recording the loss and the time of each step.
+Run as `python -m benchmarks.moons_notebook STEPS [DATA.json] [--lockstep]` under whichever
+`micrograd` is first on PYTHONPATH: ours or micrograd 0.1.0. The notebook's own code (its
+loss function, `map(Value, xrow)`, `sum(losses)`, `p*p`) is kept as published; only its
+`print` is replaced by recording the loss and the time of each step.
 
 With DATA.json (the same moons points as plain lists, made by the driver) the process never
 imports numpy or scikit-learn: W5 uses that to measure the training's memory rather than
 the ~100 MB that importing scikit-learn costs both engines alike.
-Prints one JSON object: losses, accuracies, seconds per step, RSS before training and peak.
+With --lockstep the driver paces two of these processes (ours and 0.1.0) step by step: the
+process prints "ready" once set up and "done" after each step, and starts a step only when a
+line arrives on stdin (outside the timed part), so the two never run at the same time and a
+change in the machine's load hits both alike.
+Prints one JSON object (the last line): losses, accuracies, seconds per step, RSS before
+training and peak.
 """
 
 import json
@@ -18,8 +23,19 @@ import time
 
 from benchmarks.common import current_rss_kib, emit, engine_origin, peak_rss_kib, ru_maxrss_kib
 
-steps = int(sys.argv[1])
-data_file = sys.argv[2] if len(sys.argv) > 2 else None
+arguments = [a for a in sys.argv[1:] if a != "--lockstep"]
+lockstep = len(arguments) < len(sys.argv) - 1
+steps = int(arguments[0])
+data_file = arguments[1] if len(arguments) > 1 else None
+
+
+def say(word: str) -> None:
+    """Tell the driver pacing this process (--lockstep) where it is; wait for its go."""
+    if lockstep:
+        print(word, flush=True)
+        if word != "done" or len(losses) < steps:
+            sys.stdin.readline()
+
 
 from micrograd.engine import Value  # noqa: E402  (after the argument parsing, as a script)
 from micrograd.nn import MLP  # noqa: E402
@@ -71,6 +87,7 @@ def loss(batch_size=None):
 
 rss_before_training = current_rss_kib()
 losses, accuracies, seconds = [], [], []
+say("ready")
 for k in range(steps):
     t0 = time.perf_counter()
 
@@ -90,6 +107,7 @@ for k in range(steps):
     losses.append(total_loss.data)
     accuracies.append(float(acc))
     # (the notebook prints here: step k, total_loss.data, acc*100)
+    say("done")
 # --- end of the notebook -----------------------------------------------------------------
 
 emit(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 
 def ms(seconds: float | None) -> str:
     if seconds is None:
@@ -21,10 +23,14 @@ def ratio(x: float | None) -> str:
     return "—" if x is None else f"{x:,.1f}×" if x >= 10 else f"{x:,.2f}×"
 
 
-def verdict(value: float | None, target: float, at_least: bool) -> str:
-    if value is None:
-        return "n/a"
-    return "PASS" if (value >= target if at_least else value <= target) else "FAIL"
+def spread(values: list[float], unit=ms) -> str:
+    """The median of `values` and, when there are several, their range: '1.20 ms (1.10–1.40)'."""
+    if not values:
+        return "—"
+    middle = unit(statistics.median(values))
+    if len(values) == 1:
+        return middle
+    return f"{middle} ({unit(min(values)).split()[0]}–{unit(max(values))})"
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from benchmarks.common import median
-from benchmarks.report_format import mib, ms, ratio, table, verdict
+from benchmarks.report_format import mib, ratio, spread, table
+from benchmarks.targets import (
+    BY_KEY,
+    EVAL_LOSS,
+    LOSS_RTOL,
+    POLICY,
+    RSS,
+    STEP0_LOSS,
+    TIME,
+    Measured,
+    target,
+)
 
 CONFIGS = ("micrograd/1", "micrograd/default", "torch/1", "torch/default")
 OPENBLAS_ONE = "micrograd/env1"  # OPENBLAS_NUM_THREADS=1 in the environment: the policy's bar
@@ -87,16 +98,10 @@ INTRO = ("The same code (`benchmarks/torch_steps.py`, `nanogpt_steps.py`, `tiny_
 
 def _cell(runs: list[dict]) -> str:
     good = _good(runs)
-    if not good:
-        return _why_not(runs)
-    times = [r["median_s"] for r in good]
-    if len(times) == 1:
-        return ms(times[0])
-    return f"{ms(median(times))} ({ms(min(times))}–{ms(max(times))})"
+    return spread([r["median_s"] for r in good]) if good else _why_not(runs)
 
 
-def torch_steps_section(results: dict, targets: dict, summary: list,
-                        machine: dict | None = None) -> str:
+def torch_steps_section(results: dict, measured: Measured, machine: dict | None = None) -> str:
     """W6-W10: timings, ratios, the thread policy against OPENBLAS_NUM_THREADS=1, the
     matrix products' FLOP/s, peak RSS and the losses, with a verdict per target."""
     workloads = sorted(results, key=lambda w: (int(target_key(w)[1:]), w))
@@ -118,17 +123,15 @@ def torch_steps_section(results: dict, targets: dict, summary: list,
         our_times = [times[k] for k in CONFIGS[:2] if times[k]]
         their_times = [times[k] for k in CONFIGS[2:] if times[k]]
         best = min(our_times) / min(their_times) if our_times and their_times else None
-        target = targets[target_key(workload)]
-        result = verdict(best, target, False)
+        time_target = target(workload, TIME)
         rows.append([workload, str(processes),
                      *[_cell(runs.get(k, [])) for k in (*CONFIGS, OPENBLAS_ONE)],
-                     ratio(best), f"≤ {target:g}×", result])
-        summary.append([workload, f"{TITLES.get(workload, workload).split(' (')[0]}: "
-                        f"≤ {target:g}× PyTorch's time",
-                        f"{ratio(best)} of PyTorch's time" if best is not None else "—",
-                        result])
+                     ratio(best), time_target.text(), time_target.verdict(best)])
+        measured[(workload, TIME)] = (best, f"{ratio(best)} of PyTorch's time"
+                                      if best is not None else _why_not(runs.get(CONFIGS[0], [])))
         policy = (times["micrograd/default"] / times[OPENBLAS_ONE]
                   if times["micrograd/default"] and times[OPENBLAS_ONE] else None)
+        measured[(workload, POLICY)] = (policy, ratio(policy))
         flops = next((r.get("matmul_flops") for r in _good(runs.get("micrograd/1", []))), None)
 
         def rate(key: str, _times: dict = times, _flops: float | None = flops) -> str:
@@ -164,16 +167,17 @@ def torch_steps_section(results: dict, targets: dict, summary: list,
                         if _good(runs.get(k, [])) else None for k in ("micrograd/1", "torch/1")}
         our_peak, their_peak = peaks["micrograd/1"], peaks["torch/1"]
         rss_share = our_peak / their_peak if our_peak and their_peak else None
-        result = verdict(rss_share, targets["W67_rss"], False)
         rows.append([workload, mib(after_import["micrograd/1"]), mib(our_peak),
-                     mib(after_import["torch/1"]), mib(their_peak), ratio(rss_share), result])
-        summary.append([workload, "peak RSS ≤ PyTorch's",
-                        f"{ratio(rss_share)} ({mib(our_peak)} vs {mib(their_peak)})", result])
+                     mib(after_import["torch/1"]), mib(their_peak), ratio(rss_share),
+                     target(workload, RSS).verdict(rss_share)])
+        if rss_share is not None:
+            measured[(workload, RSS)] = (rss_share, f"{ratio(rss_share)} ({mib(our_peak)} vs "
+                                                    f"{mib(their_peak)})")
     out.append(table(["workload", "micrograd, after import", "micrograd, peak",
                       "PyTorch, after import", "PyTorch, peak", "ours / PyTorch", "result"],
                      rows))
 
-    rtol = targets["W67_loss_rtol"]
+    rtol = LOSS_RTOL
     out += ["", f"Losses from the same weights (step 0 must agree to {rtol:.0e} relative; later "
                 "steps drift by float32 rounding). Where dropout is on (W8), the two engines' "
                 "training losses differ by their random masks, so the check is the eval-mode "
@@ -186,21 +190,17 @@ def torch_steps_section(results: dict, targets: dict, summary: list,
             our_check is not None and their_check is not None) else []
         pairs += [(str(step), a, b) for step, (a, b) in
                   enumerate(zip(our_losses, their_losses, strict=False))]
+        kind = EVAL_LOSS if (workload, EVAL_LOSS) in BY_KEY else STEP0_LOSS
         if not pairs:
             rows.append([workload, "0", "—", "—", "—", "n/a"])
-            summary.append([workload, f"step-0 loss as PyTorch's (relative ≤ {rtol:.0e})", "—",
-                            "n/a"])
             continue
-        checked = "eval, before training" if pairs[0][0].startswith("eval") and (
-            "dropout 0.2" in TITLES.get(workload, "")) else "0"
+        checked = "eval, before training" if kind == EVAL_LOSS else "0"
         for step, a, b in pairs:
             difference = abs(a - b) / abs(b) if b else abs(a - b)
-            rows.append([workload, step, repr(a), repr(b), f"{difference:.1e}",
-                         verdict(difference, rtol, False) if step == checked else "—"])
+            result = target(workload, kind).verdict(difference) if step == checked else "—"
+            rows.append([workload, step, repr(a), repr(b), f"{difference:.1e}", result])
             if step == checked:
-                summary.append([workload, f"{'eval' if checked != '0' else 'step-0'} loss as "
-                                f"PyTorch's (relative ≤ {rtol:.0e})",
-                                f"{difference:.1e}", verdict(difference, rtol, False)])
+                measured[(workload, kind)] = (difference, f"{difference:.1e}")
     out.append(table(["workload", "step", "micrograd", "PyTorch", "relative difference",
                       "result"], rows))
     return "\n".join(out)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from benchmarks import report
 from benchmarks.common import BLAS_ENV_VARS, ROOT, SRC
+from benchmarks.targets import LOSS_RTOL
 
 BASELINE_VERSION = "0.1.0"
 BASELINE_DIR = ROOT / ".baselines" / f"micrograd-{BASELINE_VERSION}"
@@ -35,24 +36,6 @@ BASELINE_DIR = ROOT / ".baselines" / f"micrograd-{BASELINE_VERSION}"
 # Published in micrograd's demo notebook (demo.ipynb): the loss at step 0 and step 99.
 NOTEBOOK_LOSSES = {0: 0.8958441028683222, 99: 0.010978370135492717}
 
-# The targets, as ratios measured in one run (issue 5; W6-W10 and the tighter ones: issue 19).
-TARGETS = {
-    "W1": 100.0,  # at least 100x faster than micrograd 0.1.0
-    "W1_loss_rtol": 1e-12,  # same loss at every step
-    "W5": 1 / 3,  # at most a third of micrograd 0.1.0's peak RSS
-    "W2": 0.5,  # at most half of PyTorch's time per step
-    "W3_small": 0.5,  # batch 32 and 128: at most half of PyTorch's time
-    "W3_full": 0.5,  # full batch too
-    "W4": 12.0,  # 10^6 ops at most 12x the time of 10^5
-    # the steps through micrograd.torch against PyTorch
-    "W6": 0.5,  # makemore MLP step: at most half of PyTorch's time
-    "W7": 0.5,  # GPT lecture step, shrunk
-    "W8": 1.0,  # GPT lecture at its published size: at most PyTorch's time (aim: 0.8)
-    "W9": 1.0,  # nanoGPT shakespeare-char, README CPU settings (aim: 0.8)
-    "W10": 0.5,  # tiny tensors
-    "W67_rss": 1.0,  # peak RSS at most PyTorch's (every workload through micrograd.torch)
-    "W67_loss_rtol": 1e-5,  # step 0 from the same weights: the same loss to float32 tolerance
-}
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10")
 # workloads through micrograd.torch, by report section (a rerun replaces a section whole)
 TORCH_STEP_GROUPS = {"torch_steps": ("W6", "W7"), "torch_steps_w8": ("W8",),
@@ -161,20 +144,75 @@ def _rel(path: Path) -> str:
 # --- the workloads -----------------------------------------------------------------------
 
 def run_w1(plan: Plan, baseline: Path | None) -> dict:
-    """The notebook, ours and 0.1.0, runs interleaved: ours, 0.1.0, ours, 0.1.0, ours..."""
-    ours, theirs = [], []
-    order = ["ours"] * plan.w1_runs
-    if baseline is not None:
-        for i in range(plan.w1_baseline_runs):
-            order.insert(1 + 2 * i, "baseline")
-    for who in order:
-        if who == "ours":
-            log(f"W1 moons notebook, ours, {plan.w1_steps} steps")
-            ours.append(run_json("moons_notebook", [plan.w1_steps], SRC, 900))
-        else:
-            log(f"W1 moons notebook, micrograd {BASELINE_VERSION}, {plan.w1_baseline_steps} steps")
-            theirs.append(run_json("moons_notebook", [plan.w1_baseline_steps], baseline, 3600))
-    return {"ours": ours, "baseline": theirs}
+    """The notebook, ours and 0.1.0: first `w1_baseline_runs` pairs run in lockstep (a step
+    of ours, a step of 0.1.0, ...), then ours alone for the rest of its `w1_runs`."""
+    ours: list[dict] = []
+    theirs: list[dict] = []
+    pairs = plan.w1_baseline_runs if baseline is not None else 0
+    for i in range(pairs):
+        log(f"W1 moons notebook, ours ({plan.w1_steps} steps) and micrograd "
+            f"{BASELINE_VERSION} ({plan.w1_baseline_steps} steps) in lockstep, "
+            f"pair {i + 1}/{pairs}")
+        a, b = run_lockstep("moons_notebook", [(plan.w1_steps, SRC),
+                                               (plan.w1_baseline_steps, baseline)], 3600)
+        ours.append(a)
+        theirs.append(b)
+    for i in range(plan.w1_runs - pairs):
+        log(f"W1 moons notebook, ours alone, {plan.w1_steps} steps, run {i + 1}")
+        ours.append(run_json("moons_notebook", [plan.w1_steps], SRC, 900))
+    return {"ours": ours, "baseline": theirs, "lockstep_pairs": pairs}
+
+
+def _line(process: subprocess.Popen, go: bool = False) -> str:
+    """The next line `process` prints, after sending it a go (an empty line) if `go`."""
+    assert process.stdin is not None and process.stdout is not None
+    if go:
+        process.stdin.write("\n")
+        process.stdin.flush()
+    return process.stdout.readline().strip()
+
+
+def run_lockstep(module: str, runs: list[tuple[int, Path | None]], timeout: float) -> list[dict]:
+    """Run `python -m benchmarks.<module> STEPS --lockstep`, one process per (steps, engine
+    dir), pacing them a step each in turn (see moons_notebook.py); each one's JSON object."""
+    deadline = time.monotonic() + timeout
+    processes = [subprocess.Popen(
+        [sys.executable, "-m", f"benchmarks.{module}", str(steps), "--lockstep"], cwd=ROOT,
+        env=bench_env(engine_dir or SRC), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True) for steps, engine_dir in runs]
+    remaining = [steps for steps, _ in runs]
+    failed: dict[int, str] = {}
+    try:
+        for i, process in enumerate(processes):  # both set up before either is timed
+            if _line(process) != "ready":
+                failed[i] = "did not start"
+        while any(n > 0 for i, n in enumerate(remaining) if i not in failed):
+            if time.monotonic() > deadline:
+                failed.update((i, f"timed out after {timeout:.0f} s")
+                              for i, n in enumerate(remaining) if n > 0 and i not in failed)
+                break
+            for i, process in enumerate(processes):
+                if remaining[i] <= 0 or i in failed:
+                    continue
+                if _line(process, go=True) != "done":
+                    failed[i] = "stopped in the middle of a step"
+                remaining[i] -= 1
+    except (BrokenPipeError, OSError) as error:
+        failed.update((i, f"lost: {error}") for i in range(len(processes)) if i not in failed)
+    results = []
+    for i, process in enumerate(processes):
+        if i in failed:
+            process.kill()
+        out, err = process.communicate()
+        if i in failed or process.returncode != 0:
+            tail = (err.strip().splitlines() or [failed.get(i, "(no output)")])[-1]
+            results.append({"error": f"{failed.get(i, f'exit {process.returncode}')}: {tail}"})
+            continue
+        try:
+            results.append(json.loads(out.strip().splitlines()[-1]))
+        except (json.JSONDecodeError, IndexError):
+            results.append({"error": f"no JSON in output: {out[-200:]!r}"})
+    return results
 
 
 def run_w5(plan: Plan, baseline: Path | None, scratch: Path) -> dict:
@@ -210,7 +248,10 @@ def run_w4(plan: Plan, baseline: Path | None) -> dict:
 
 
 def run_tensor(plan: Plan) -> dict:
-    configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
+    """W2/W3: each engine and thread setting in its own process, rounds interleaved; micrograd
+    also with OPENBLAS_NUM_THREADS=1 ("env1"), the bar of its thread policy on W3."""
+    configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default"),
+               ("micrograd", "env1")]
     if plan.quick:  # the smoke run exercises the code paths once: one thread each
         configs = [("micrograd", "1"), ("torch", "1")]
     results: dict[str, list] = {f"{e}/{t}": [] for e, t in configs}
@@ -221,9 +262,10 @@ def run_tensor(plan: Plan) -> dict:
             if previous and not previous[0].get("available", True):
                 continue  # not installed: asking again will not change that
             log(f"W2/W3 {engine}, threads={threads}, round {round_ + 1}/{plan.tensor_rounds}")
-            previous.append(
-                run_json("tensor_workloads", [engine, threads, int(plan.quick)], SRC, 1200)
-            )
+            env1 = threads == "env1"
+            previous.append(run_json(
+                "tensor_workloads", [engine, "default" if env1 else threads, int(plan.quick)],
+                SRC, 1200, {"OPENBLAS_NUM_THREADS": "1"} if env1 else None))
     return results
 
 
@@ -231,8 +273,8 @@ def run_torch_steps(plan: Plan, workloads: tuple[str, ...], one_thread: bool = F
     """W6-W10: each (engine, threads) in its own process per workload, rounds interleaved.
     W9 and W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
-    if not {"W6", "W7", "W8"} & set(workloads):  # W8 (minutes a process): its one-thread
-        configs.append(("micrograd", "env1"))     # run is the same setting in effect
+    if not {"W6", "W7"} & set(workloads):  # the issue's policy check: W8, W9, W10 (and W3)
+        configs.append(("micrograd", "env1"))
     if plan.quick or one_thread:  # the smoke run exercises the code paths once
         configs = [("micrograd", "1"), ("torch", "1")]
     results: dict[str, dict[str, list]] = {
@@ -301,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     scratch.mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
+    cpu_at_start = _cpu_seconds()
     context = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m benchmarks" + (" --quick" if args.quick else "")
@@ -336,12 +379,16 @@ def main(argv: list[str] | None = None) -> int:
                 results[group] = run_torch_steps(plan, chosen, args.one_thread)
     context["load_after"] = _loadavg()
     context["seconds"] = time.perf_counter() - started
+    cpu_at_end = _cpu_seconds()
+    if cpu_at_start and cpu_at_end:  # (all processes', the suite's own)
+        others = (cpu_at_end[0] - cpu_at_start[0]) - (cpu_at_end[1] - cpu_at_start[1])
+        context["others_cores"] = max(0.0, others / context["seconds"])
 
-    text = report.render(context, results, plan, TARGETS, NOTEBOOK_LOSSES)
-    report.write(output, text)
+    text = report.render(context, results, plan, NOTEBOOK_LOSSES)
+    report.write(output, text, whole=only == set(WORKLOADS))
     log(f"wrote {_rel(output)} in {context['seconds']:.0f} s")
     mismatches = [problem for group in TORCH_STEP_GROUPS for problem in
-                  loss_mismatches(results.get(group, {}), TARGETS["W67_loss_rtol"])]
+                  loss_mismatches(results.get(group, {}), LOSS_RTOL)]
     for problem in mismatches:
         log(f"!!! LOSS MISMATCH !!! {problem}")
     return 1 if mismatches else 0
@@ -352,6 +399,24 @@ def _loadavg() -> str:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "unknown"
+
+
+def _cpu_seconds() -> tuple[float, float] | None:
+    """(CPU seconds every process on the machine has used since boot, from /proc/stat; CPU
+    seconds of this process and its finished children), None where /proc is missing. Over
+    a run, the first's growth less the second's is what the other processes took."""
+    import resource
+
+    try:
+        with open("/proc/stat") as f:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = (
+                int(x) for x in f.readline().split()[1:9])
+    except (OSError, ValueError):
+        return None
+    busy = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    own = sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+    return busy, own
 
 
 def _git_describe() -> str:

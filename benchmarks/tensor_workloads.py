@@ -22,7 +22,7 @@ import traceback
 
 import numpy as np
 
-from benchmarks.common import emit, median
+from benchmarks.common import emit, median, peak_rss_kib, reset_peak_rss
 
 W3_BATCHES = (32, 128, 1797)
 
@@ -292,8 +292,11 @@ def main(argv: list[str]) -> dict:
             for b in W3_BATCHES
         ),
     ):
+        separate_peak = reset_peak_rss()  # each workload's own peak RSS, imports included
         try:
             result[key] = run()
+            if separate_peak:
+                result[key]["peak_rss_kib"] = peak_rss_kib()
         except Exception as error:  # an engine that lacks an op: say which, run the rest
             result[key] = {"error": f"{type(error).__name__}: {error}",
                            "traceback": traceback.format_exc(limit=3)}
