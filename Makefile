@@ -6,6 +6,7 @@
 #                     markers (pyproject.toml): the quick check while you work
 #   make docs   -- build the docs site with `mkdocs build --strict` into site/
 #   make lint   -- ruff and mypy with the settings in pyproject.toml (needs no `make test`)
+#   make bench  -- every benchmark workload W1-W10 in one run, rewriting docs/benchmarks.md
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -46,7 +47,14 @@ test: $(VENV)/.test system-deps
 test-fast: $(VENV)/.test
 	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser and not notebook and not checker"
 
+# The ratios against torch must be measured with numpy's BLAS as a user's machine runs it.
+# The suite removes OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE from its benchmark processes itself
+# (the report names the kernel that ran), but say so, so that the command can be fixed.
+# Run as: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE make bench (~30 min on 2 quiet cores)
 bench: $(VENV)/.test
+	@if [ -n "$${OPENBLAS_CORETYPE+set}$${OPENBLAS_L2_SIZE+set}" ]; then \
+		echo "WARNING: OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE are set ($${OPENBLAS_CORETYPE-unset}/$${OPENBLAS_L2_SIZE-unset}): they pin numpy to another BLAS kernel than a user's machine runs. The suite unsets them for its benchmark processes; run as: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE make bench" >&2; \
+	fi
 	$(BIN)/python -m benchmarks
 
 bench-quick: $(VENV)/.test

@@ -354,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
         "blas_env_unset": {k: os.environ[k] for k in BLAS_ENV_VARS if k in os.environ},
         "git": _git_describe(),
     }
+    if context["blas_env_unset"]:
+        log(f"note: {', '.join(context['blas_env_unset'])} set here; removed from every "
+            "benchmark process (run as `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE ...`)")
     log("machine")
     context["machine"] = run_json("machine", [], SRC, 300)
     log("BLAS: single-thread sgemm peak, thread counts by product size")
