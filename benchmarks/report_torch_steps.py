@@ -91,9 +91,8 @@ INTRO = ("The same code (`benchmarks/torch_steps.py`, `nanogpt_steps.py`, `tiny_
          "where there were several). One thread is `torch.set_num_threads(1)` on both; "
          "micrograd's default is its BLAS thread policy (`micrograd.tensors.threads`); "
          "\"OPENBLAS_NUM_THREADS=1\" is micrograd with that variable set, the bar the policy "
-         "must not be slower than (not run for W8, whose processes take minutes: its "
-         "one-thread run is the same setting in effect). The verdict compares each engine at "
-         "its best.")
+         "must not be slower than (issue 19 checks it on W8, W9 and W10). The verdict compares "
+         "each engine at its best.")
 
 
 def _cell(runs: list[dict]) -> str:
@@ -112,7 +111,10 @@ def torch_steps_section(results: dict, measured: Measured, machine: dict | None 
     heading = HEADINGS["W6" if first == "W7" else "W9" if first == "W10" else first]
     out = [heading, "", INTRO, ""]
     for workload in workloads:
-        out.append(f"- **{workload}**: {TITLES.get(workload, workload)}")
+        timed = sorted({r["steps"] for runs in results[workload].values() for r in _good(runs)
+                        if "steps" in r})
+        steps = f" ({' or '.join(map(str, timed))} timed steps a process)" if timed else ""
+        out.append(f"- **{workload}**: {TITLES.get(workload, workload)}{steps}")
     out.append("")
     rows, policy_rows = [], []
     peak = (machine or {}).get("sgemm_peak_flops")
@@ -177,11 +179,10 @@ def torch_steps_section(results: dict, measured: Measured, machine: dict | None 
                       "PyTorch, after import", "PyTorch, peak", "ours / PyTorch", "result"],
                      rows))
 
-    rtol = LOSS_RTOL
-    out += ["", f"Losses from the same weights (step 0 must agree to {rtol:.0e} relative; later "
-                "steps drift by float32 rounding). Where dropout is on (W8), the two engines' "
-                "training losses differ by their random masks, so the check is the eval-mode "
-                "loss of batch 0's first 8 sequences before training:", ""]
+    out += ["", f"Losses from the same weights (step 0 must agree to {LOSS_RTOL:.0e} relative; "
+                "later steps drift by float32 rounding). Where dropout is on (W8), the two "
+                "engines' training losses differ by their random masks, so the check is the "
+                "eval-mode loss of batch 0's first 8 sequences before training:", ""]
     rows = []
     for workload in workloads:
         our_losses, their_losses = first_losses(results[workload])

@@ -247,6 +247,14 @@ def run_w4(plan: Plan, baseline: Path | None) -> dict:
     return result
 
 
+def _threads_setting(threads: str) -> tuple[str, dict | None]:
+    """A configuration's threads ("1", "default" or "env1") as (the workload script's
+    argument, environment to add): "env1" is the default with OPENBLAS_NUM_THREADS=1."""
+    if threads == "env1":
+        return "default", {"OPENBLAS_NUM_THREADS": "1"}
+    return threads, None
+
+
 def run_tensor(plan: Plan) -> dict:
     """W2/W3: each engine and thread setting in its own process, rounds interleaved; micrograd
     also with OPENBLAS_NUM_THREADS=1 ("env1"), the bar of its thread policy on W3."""
@@ -262,16 +270,16 @@ def run_tensor(plan: Plan) -> dict:
             if previous and not previous[0].get("available", True):
                 continue  # not installed: asking again will not change that
             log(f"W2/W3 {engine}, threads={threads}, round {round_ + 1}/{plan.tensor_rounds}")
-            env1 = threads == "env1"
-            previous.append(run_json(
-                "tensor_workloads", [engine, "default" if env1 else threads, int(plan.quick)],
-                SRC, 1200, {"OPENBLAS_NUM_THREADS": "1"} if env1 else None))
+            threads_arg, env = _threads_setting(threads)
+            previous.append(run_json("tensor_workloads", [engine, threads_arg, int(plan.quick)],
+                                     SRC, 1200, env))
     return results
 
 
 def run_torch_steps(plan: Plan, workloads: tuple[str, ...], one_thread: bool = False) -> dict:
     """W6-W10: each (engine, threads) in its own process per workload, rounds interleaved.
-    W9 and W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread policy."""
+    W8, W9 and W10 also run micrograd with OPENBLAS_NUM_THREADS=1, the bar for its thread
+    policy."""
     configs = [("micrograd", "1"), ("micrograd", "default"), ("torch", "1"), ("torch", "default")]
     if not {"W6", "W7"} & set(workloads):  # the issue's policy check: W8, W9, W10 (and W3)
         configs.append(("micrograd", "env1"))
@@ -288,12 +296,11 @@ def run_torch_steps(plan: Plan, workloads: tuple[str, ...], one_thread: bool = F
             for engine, threads in configs:
                 log(f"{workload} {engine}, threads={threads}, "
                     f"round {round_ + 1}/{plan.torch_step_rounds[family]}")
-                env1 = threads == "env1"
+                threads_arg, env = _threads_setting(threads)
                 results[workload][f"{engine}/{threads}"].append(run_json(
-                    "torch_steps", ["--json", "--engine", engine, "--threads",
-                                    "default" if env1 else threads, "--workload", workload,
-                                    "--steps", plan.torch_steps[family]], SRC, 3600,
-                    {"OPENBLAS_NUM_THREADS": "1"} if env1 else None))
+                    "torch_steps", ["--json", "--engine", engine, "--threads", threads_arg,
+                                    "--workload", workload, "--steps", plan.torch_steps[family]],
+                    SRC, 3600, env))
     return results
 
 
