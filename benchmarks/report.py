@@ -244,6 +244,12 @@ def _tensor_median(runs: list[dict], key: str) -> float | None:
     return median([e["seconds_per_step"] for e in entries]) if entries else None
 
 
+def _peak(runs: list[dict], key: str) -> float | None:
+    """Median over processes of workload `key`'s peak RSS in KiB (None: not measured)."""
+    peaks = [e["peak_rss_kib"] for e in _tensor_entries(runs, key)[0] if "peak_rss_kib" in e]
+    return median(peaks) if peaks else None
+
+
 def _first_entry(runs: list[dict], key: str) -> dict | None:
     entries, _ = _tensor_entries(runs, key)
     return entries[0] if entries else None
@@ -284,9 +290,8 @@ def tensor_sections(tensor: dict, measured: Measured) -> str:
         policy = (medians["micrograd/default"] / medians[OPENBLAS_ONE]
                   if medians["micrograd/default"] and medians[OPENBLAS_ONE] else None)
         measured[(workload, POLICY)] = (policy, ratio(policy))
-        ours_run, torch_run = (_first_entry(runs[k], key) for k in ("micrograd/1", "torch/1"))
-        if ours_run and torch_run and "peak_rss_kib" in ours_run and "peak_rss_kib" in torch_run:
-            ours_peak, their_peak = ours_run["peak_rss_kib"], torch_run["peak_rss_kib"]
+        ours_peak, their_peak = (_peak(runs[k], key) for k in ("micrograd/1", "torch/1"))
+        if ours_peak and their_peak:
             text = f"{ratio(ours_peak / their_peak)} ({mib(ours_peak)} vs {mib(their_peak)})"
             measured[(workload, RSS)] = (ours_peak / their_peak, text)
             peak_texts.append(f"{workload}: {text}")
@@ -318,9 +323,9 @@ def tensor_sections(tensor: dict, measured: Measured) -> str:
     if firsts:
         out += ["", f"First-step loss, ours vs PyTorch (float32): max relative difference "
                     f"{max(firsts):.1e}."]
-    out += ["", "Peak RSS, ours / PyTorch's (Linux `VmHWM` of the one-thread processes, "
-                "imports included; the high-water mark is reset before each workload, so each "
-                "has its own peak): " + ("; ".join(peak_texts) or "not measured") + "."]
+    out += ["", "Peak RSS, ours / PyTorch's (Linux `VmHWM`, median over the one-thread "
+                "processes, imports included; the high-water mark is reset before each workload, "
+                "so each has its own peak): " + ("; ".join(peak_texts) or "not measured") + "."]
     return "\n".join(out)
 
 

@@ -1,12 +1,16 @@
 """The driver: runs every workload in subprocesses and writes the markdown report.
 
-    python -m benchmarks            full run (several minutes), writes docs/benchmarks.md
-    python -m benchmarks --quick    smoke run for CI (well under a minute), writes
+    python -m benchmarks            every workload W1-W10 (about half an hour on a quiet
+                                    2-core machine, W8 ~13 GB), rewrites docs/benchmarks.md
+                                    whole (its hand-written part kept)
+    python -m benchmarks --quick    smoke run for CI (about a minute), writes
                                     out/benchmarks-quick.md unless --output says otherwise
 
     python -m benchmarks --only W6,W7
                                     just those workloads; the other sections of the report
                                     are kept from its last run, marked as kept
+    python -m benchmarks --render out/bench-scratch/last-run.json
+                                    the report again from a run's saved raw results
 
 Ratios are always between numbers measured in this same run. Runs of the engines being
 compared are interleaved, so a machine that gets busier halfway hurts both alike.
@@ -32,6 +36,8 @@ from benchmarks.targets import LOSS_RTOL
 
 BASELINE_VERSION = "0.1.0"
 BASELINE_DIR = ROOT / ".baselines" / f"micrograd-{BASELINE_VERSION}"
+
+RAW_RESULTS = ROOT / "out" / "bench-scratch" / "last-run.json"  # every run's, before its report
 
 # Published in micrograd's demo notebook (demo.ipynb): the loss at step 0 and step 99.
 NOTEBOOK_LOSSES = {0: 0.8958441028683222, 99: 0.010978370135492717}
@@ -337,16 +343,23 @@ def main(argv: list[str] | None = None) -> int:
         "--one-thread", action="store_true",
         help="W6-W10: only each engine's one-thread processes (W8's take minutes and up to "
              "~13 GB each: for a machine that cannot spare that four times over)")
+    parser.add_argument(
+        "--render", type=Path, metavar="RAW.json",
+        help="run nothing: write the report again from a run's raw results (every run saves "
+             f"them as {RAW_RESULTS.relative_to(ROOT)} before writing its report)")
     args = parser.parse_args(argv)
+    if args.render:
+        raw = json.loads(args.render.read_text())
+        plan = Plan.make(raw["context"]["quick"])
+        output = args.output or default_output(plan.quick)
+        return finish(raw["context"], raw["results"], plan, output, raw["whole"])
     plan = Plan.make(args.quick)
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
     unknown = only - set(WORKLOADS)
     if unknown or not only:
         parser.error(f"--only takes workloads among {','.join(WORKLOADS)}, got {args.only!r}")
-    output = args.output or (
-        ROOT / "out" / "benchmarks-quick.md" if args.quick else ROOT / "docs" / "benchmarks.md"
-    )
-    scratch = ROOT / "out" / "bench-scratch"
+    output = args.output or default_output(args.quick)
+    scratch = RAW_RESULTS.parent
     scratch.mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
@@ -393,10 +406,21 @@ def main(argv: list[str] | None = None) -> int:
     if cpu_at_start and cpu_at_end:  # (all processes', the suite's own)
         others = (cpu_at_end[0] - cpu_at_start[0]) - (cpu_at_end[1] - cpu_at_start[1])
         context["others_cores"] = max(0.0, others / context["seconds"])
+    whole = only == set(WORKLOADS)
+    # saved first: a report that fails to render can be written again without a rerun
+    RAW_RESULTS.write_text(json.dumps({"context": context, "results": results, "whole": whole}))
+    return finish(context, results, plan, output, whole)
 
+
+def default_output(quick: bool) -> Path:
+    return ROOT / "out" / "benchmarks-quick.md" if quick else ROOT / "docs" / "benchmarks.md"
+
+
+def finish(context: dict, results: dict, plan: Plan, output: Path, whole: bool) -> int:
+    """Write the report; 1 if micrograd's and PyTorch's step-0 losses disagree, else 0."""
     text = report.render(context, results, plan, NOTEBOOK_LOSSES)
-    report.write(output, text, whole=only == set(WORKLOADS))
-    log(f"wrote {_rel(output)} in {context['seconds']:.0f} s")
+    report.write(output, text, whole=whole)
+    log(f"wrote {_rel(output)}, a run of {context['seconds']:.0f} s")
     mismatches = [problem for group in TORCH_STEP_GROUPS for problem in
                   loss_mismatches(results.get(group, {}), LOSS_RTOL)]
     for problem in mismatches:
