@@ -1,8 +1,8 @@
 """The driver: runs every workload in subprocesses and writes the markdown report.
 
-    python -m benchmarks            every workload W1-W10 (about half an hour on a quiet
-                                    2-core machine, W8 ~13 GB), rewrites docs/benchmarks.md
-                                    whole (its hand-written part kept)
+    python -m benchmarks            every workload W1-W10 (about 25 minutes on a quiet
+                                    2-core machine; W8 needs ~7.5 GB free), rewrites
+                                    docs/benchmarks.md whole (its hand-written part kept)
     python -m benchmarks --quick    smoke run for CI (about a minute), writes
                                     out/benchmarks-quick.md unless --output says otherwise
 
@@ -73,11 +73,13 @@ class Plan:
         # interleaved subprocesses, so one noisy round does not decide the median
         # W4 per-round ratios spread from 9x to 18x on this 2-core machine: 7 repeats
         # W6 (~0.3 ms) and W7 (~20 ms): 5 interleaved rounds of a few hundred ms each;
-        # W8 (~15-170 s a step, 7-13 GB): one round, one timed step after one warm-up step;
-        # W9 (~0.5 s): 3 rounds of 15 steps; W10 (~0.03-0.3 ms): 3 rounds of 3,000 steps
+        # W8 (~20 s of CPU a step, 7.4 GB; a process ~1 min on a quiet machine, measured):
+        # one round of its five processes, two timed steps after one warm-up step each;
+        # W9 (~0.3 s): 3 rounds of 15 steps; W10 (~0.03-0.3 ms): 3 rounds of 3,000 steps.
+        # In all about 23 minutes on a quiet 2-core machine, W1 and W5's 0.1.0 runs 8 of them.
         return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 7, 5,
                    {"W6": 5, "W7": 5, "W8": 1, "W9": 3, "W10": 3},
-                   {"W6": 300, "W7": 30, "W8": 1, "W9": 15, "W10": 3000})
+                   {"W6": 300, "W7": 30, "W8": 2, "W9": 15, "W10": 3000})
 
 
 def log(message: str) -> None:
@@ -341,8 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--one-thread", action="store_true",
-        help="W6-W10: only each engine's one-thread processes (W8's take minutes and up to "
-             "~13 GB each: for a machine that cannot spare that four times over)")
+        help="W6-W10: only each engine's one-thread processes (W8's take a minute or more "
+             "and ~7.5 GB each: for a machine that cannot spare that five times over)")
     parser.add_argument(
         "--render", type=Path, metavar="RAW.json",
         help="run nothing: write the report again from a run's raw results (every run saves "
