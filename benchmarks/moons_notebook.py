@@ -87,6 +87,7 @@ def loss(batch_size=None):
 
 rss_before_training = current_rss_kib()
 losses, accuracies, seconds = [], [], []
+starts = []  # perf_counter() at each step's start: system-wide on Linux, so runs compare
 say("ready")
 for k in range(steps):
     t0 = time.perf_counter()
@@ -104,6 +105,7 @@ for k in range(steps):
         p.data -= learning_rate * p.grad
 
     seconds.append(time.perf_counter() - t0)
+    starts.append(t0)
     losses.append(total_loss.data)
     accuracies.append(float(acc))
     # (the notebook prints here: step k, total_loss.data, acc*100)
@@ -117,6 +119,7 @@ emit(
         "losses": losses,
         "accuracies": accuracies,
         "seconds": seconds,
+        "step_starts": starts,
         "rss_before_training_kib": rss_before_training,
         "peak_rss_kib": peak_rss_kib(),
         "ru_maxrss_kib": ru_maxrss_kib(),

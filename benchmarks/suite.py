@@ -211,7 +211,12 @@ def run_lockstep(module: str, runs: list[tuple[int, Path | None]], timeout: floa
     for i, process in enumerate(processes):
         if i in failed:
             process.kill()
-        out, err = process.communicate()
+        # not communicate(): it reads the pipe's file descriptor, missing what readline()
+        # has already buffered (the JSON can arrive in one read with the last "done")
+        assert process.stdin and process.stdout and process.stderr
+        process.stdin.close()
+        out, err = process.stdout.read(), process.stderr.read()
+        process.wait()
         if i in failed or process.returncode != 0:
             tail = (err.strip().splitlines() or [failed.get(i, "(no output)")])[-1]
             results.append({"error": f"{failed.get(i, f'exit {process.returncode}')}: {tail}"})

@@ -3,6 +3,7 @@ well-formed report. Deliberately no timing assertions -- speed lives in docs/ben
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
@@ -177,3 +178,24 @@ def test_a_partial_run_keeps_the_other_workloads_sections_and_target_rows(tmp_pa
     assert "old W1 table" not in text and "Kept from" not in text
     assert "| W1 | speed | ≥ 1× | not measured in this run | n/a |" in text
     assert text.endswith("## Where the time went\n\nnotes\n")
+
+
+@pytest.mark.slow
+def test_runs_in_lockstep_take_turns_and_never_overlap(monkeypatch):
+    # W1 paces our notebook and 0.1.0's step by step so that load hits both alike: each
+    # step of one must lie between two steps of the other, and the numbers stay the
+    # notebook's (two processes of this repo's engine here: the pacing is what is tested)
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.suite import SRC, run_lockstep
+
+    first, second = run_lockstep("moons_notebook", [(3, SRC), (2, SRC)], 300)
+    assert "error" not in first and "error" not in second, (first, second)
+    assert (first["steps"], second["steps"]) == (3, 2)
+    assert first["losses"][0] == second["losses"][0] == 0.8958441028683222
+    steps = sorted([(t, t + s, "first") for t, s in zip(first["step_starts"], first["seconds"],
+                                                         strict=True)]
+                   + [(t, t + s, "second") for t, s in zip(second["step_starts"],
+                                                           second["seconds"], strict=True)])
+    assert [who for *_, who in steps] == ["first", "second", "first", "second", "first"]
+    for (_, end, _), (start, _, _) in itertools.pairwise(steps):
+        assert end <= start, "two paced steps ran at the same time"
