@@ -7,7 +7,8 @@ from pathlib import Path
 
 from benchmarks.common import median
 from benchmarks.report_format import mib, ms, ratio, sec, spread, table
-from benchmarks.report_torch_steps import torch_steps_section
+from benchmarks.report_torch_steps import CONFIGS as TENSOR_CONFIGS
+from benchmarks.report_torch_steps import OPENBLAS_ONE, torch_steps_section
 from benchmarks.targets import (
     GROWTH,
     NOT_MEASURED,
@@ -222,10 +223,6 @@ def w4_section(w4: dict, measured: Measured) -> str:
     return "\n".join(out)
 
 
-TENSOR_CONFIGS = ("micrograd/1", "micrograd/default", "torch/1", "torch/default")
-OPENBLAS_ONE = "micrograd/env1"  # OPENBLAS_NUM_THREADS=1 in the environment: the policy's bar
-
-
 def _tensor_entries(runs: list[dict], key: str) -> tuple[list[dict], str]:
     """(workload `key`'s results from the processes that ran it, why there are none)."""
     if not runs:
@@ -406,7 +403,8 @@ def run_conditions(context: dict) -> list[str]:
                      "certain than on a quiet machine; rerun when the machine is quiet before "
                      "trusting a verdict near its bound.")
     else:
-        lines.append(f"- Quiet run: the load average stayed at or under {NOISY_LOAD}.")
+        lines.append(f"- Quiet run: load average at most {NOISY_LOAD} at the start and the end, "
+                     "and the other processes took under half a core.")
     return lines
 
 
