@@ -392,6 +392,10 @@ def run_conditions(context: dict) -> list[str]:
              + (f"; the other processes on the machine used {others:.2f} of its "
                 f"{m.get('cores', '?')} cores on average during the run (all CPU time less "
                 "the suite's own)." if others is not None else ".")]
+    durations = context.get("durations") or {}
+    if durations:
+        lines.append("- Time taken: " + "; ".join(f"{label} {seconds / 60:.1f} min"
+                                                  for label, seconds in durations.items()) + ".")
     noisy = [f"load average {load.split()[0]} at the {when} (> {NOISY_LOAD})"
              for when, load in (("start", loads["before"]), ("end", loads["after"]))
              if load and load != "unknown" and float(load.split()[0]) > NOISY_LOAD]

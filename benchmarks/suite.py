@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -430,20 +431,29 @@ def main(argv: list[str] | None = None) -> int:
     baseline, context["baseline_note"] = ensure_baseline(args.quick)
 
     results: dict = {}
+    durations: dict[str, float] = {}  # wall seconds of each part, for the next run's budget
+
+    def run(key: str, label: str, measure: Callable[[], dict]) -> None:
+        t0 = time.perf_counter()
+        results[key] = measure()
+        durations[label] = time.perf_counter() - t0
+
     if "W1" in only:
-        results["W1"] = run_w1(plan, baseline)
+        run("W1", "W1", lambda: run_w1(plan, baseline))
     if "W5" in only:
-        results["W5"] = run_w5(plan, baseline, scratch)
+        run("W5", "W5", lambda: run_w5(plan, baseline, scratch))
     if "W4" in only:
-        results["W4"] = run_w4(plan, baseline)
+        run("W4", "W4", lambda: run_w4(plan, baseline))
     if only & {"W2", "W3"}:
-        results["tensor"] = run_tensor(plan)
+        run("tensor", "W2, W3", lambda: run_tensor(plan))
     for group, members in TORCH_STEP_GROUPS.items():
         # the whole group, as W2 and W3: they share a report section, replaced whole
         if only & {w.split("-")[0] for w in members}:
             chosen = tuple(w for w in members if plan.torch_step_rounds[w.split("-")[0]])
             if chosen:
-                results[group] = run_torch_steps(plan, chosen, args.one_thread)
+                label = ", ".join(dict.fromkeys(w.split("-")[0] for w in chosen))
+                run(group, label, lambda c=chosen: run_torch_steps(plan, c, args.one_thread))
+    context["durations"] = durations
     context["load_after"] = _loadavg()
     context["seconds"] = time.perf_counter() - started
     cpu_at_end = _cpu_seconds()
