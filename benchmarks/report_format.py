@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 
 
 def ms(seconds: float | None) -> str:
@@ -23,7 +24,7 @@ def ratio(x: float | None) -> str:
     return "—" if x is None else f"{x:,.1f}×" if x >= 10 else f"{x:,.2f}×"
 
 
-def spread(values: list[float], unit=ms) -> str:
+def spread(values: list[float], unit: Callable[[float], str] = ms) -> str:
     """The median of `values` and, when there are several, their range: '1.20 ms (1.10–1.40)'."""
     if not values:
         return "—"
