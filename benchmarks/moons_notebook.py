@@ -12,8 +12,8 @@ With --lockstep the driver paces two of these processes (ours and 0.1.0) step by
 process prints "ready" once set up and "done" after each step, and starts a step only when a
 line arrives on stdin (outside the timed part), so the two never run at the same time and a
 change in the machine's load hits both alike.
-Prints one JSON object (the last line): losses, accuracies, seconds per step, RSS before
-training and peak.
+Prints one JSON object (the last line): losses, accuracies, seconds (wall and CPU) per step,
+RSS before training and peak.
 """
 
 import json
@@ -87,10 +87,11 @@ def loss(batch_size=None):
 
 rss_before_training = current_rss_kib()
 losses, accuracies, seconds = [], [], []
+cpu_seconds = []  # CPU time of each step: what other processes on the machine disturb least
 starts = []  # perf_counter() at each step's start: system-wide on Linux, so runs compare
 say("ready")
 for k in range(steps):
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
 
     # forward
     total_loss, acc = loss()
@@ -105,6 +106,7 @@ for k in range(steps):
         p.data -= learning_rate * p.grad
 
     seconds.append(time.perf_counter() - t0)
+    cpu_seconds.append(time.process_time() - cpu0)
     starts.append(t0)
     losses.append(total_loss.data)
     accuracies.append(float(acc))
@@ -119,6 +121,7 @@ emit(
         "losses": losses,
         "accuracies": accuracies,
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "step_starts": starts,
         "rss_before_training_kib": rss_before_training,
         "peak_rss_kib": peak_rss_kib(),

@@ -86,7 +86,12 @@ def w1_section(w1: dict, published: dict, measured: Measured) -> str:
     out.append(table(["engine", "runs", "steps", "time per step (median)", "per run",
                       "loss step 0", "last loss", "last accuracy"], rows))
     speedup = t_theirs / t_ours if t_ours and t_theirs else None
-    out += ["", f"**Speed-up: {ratio(speedup)}** (target {target('W1', SPEED_UP).text()})."]
+    cpu = [median([sum(r["cpu_seconds"]) / len(r["cpu_seconds"]) for r in runs])
+           for runs in (ours, theirs) if runs and all("cpu_seconds" in r for r in runs)]
+    cpu_text = (f" In CPU time per step, which other processes disturb less: {ms(cpu[0])} "
+                f"against {ms(cpu[1])}, {ratio(cpu[1] / cpu[0])}." if len(cpu) == 2 else "")
+    out += ["", f"**Speed-up: {ratio(speedup)}** (target {target('W1', SPEED_UP).text()})."
+            + cpu_text]
     paired = w1.get("lockstep_pairs", 0)
     pairs = [step_time(b) / step_time(a) for a, b in
              zip(w1.get("ours", [])[:paired], w1.get("baseline", [])[:paired], strict=False)
