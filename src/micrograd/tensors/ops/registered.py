@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.ops import OPS, Op, rule_at
+from micrograd.ops import BINARY, OPS, Op, binary_rule, rule_at
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import dtypes
-from micrograd.tensors.function import in_place, unary
+from micrograd.tensors.function import define_binary, in_place, unary
 from micrograd.tensors.tensor import Tensor
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -30,6 +30,16 @@ def _signature(entry: Op, first: str) -> inspect.Signature:
         [P(first, P.POSITIONAL_OR_KEYWORD)]
         + [P(name, P.POSITIONAL_OR_KEYWORD, default=default) for name, default in entry.params],
         return_annotation="Tensor")
+
+
+def binary_function(name: str) -> Callable[[Any, Any], Tensor]:
+    """The Tensor function of two-input registry op `name` (micrograd/ops/binary.py):
+    its forward and VJPs on arrays, on the kernel's broadcasting, promotion and summing
+    back (`define_binary`). The arithmetic operators are made in ops/elementwise.py."""
+    rule = binary_rule(name, ARRAYS)
+    function = define_binary(name, rule.forward, rule.vjp_x, rule.vjp_y)
+    function.__doc__ = BINARY[name].doc
+    return function
 
 
 def function_of(entry: Op) -> Callable[..., Tensor]:
