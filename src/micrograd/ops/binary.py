@@ -120,7 +120,7 @@ BINARY = table(
     BinaryOp("hypot", _hypot, "", "hypot({0}, {1})",
              ("{0.data} / {out.data} * {out.grad}", "{1.data} / {out.data} * {out.grad}"),
              "sqrt(x^2 + y^2) without overflow;  d/dx = x/r, d/dy = y/r", _same("hypot"),
-             dtype="float"),
+             dtype="float only"),
     BinaryOp("fmod", _fmod, "", "fmod({0}, {1})",
              ("{out.grad}", "-trunc({0.data} / {1.data}) * {out.grad}"),
              "x - trunc(x/y) y, the sign of x (C's fmod);  d/dx = 1, d/dy = -trunc(x/y)",

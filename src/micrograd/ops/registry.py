@@ -138,7 +138,8 @@ class BinaryOp:
     scalar: bool = False               # a Value node of its own (the lecture's + * **)
     constant: tuple[str, str, str] | None = None  # (label, forward, derivative) for x op k
     dtype: str = "promote"             # "promote": torch's promotion of the two dtypes;
-    #                                    "float": integers give the default float dtype
+    #                                    "float": integers give the default float dtype;
+    #                                    "float only": integers refused, as torch does
     probe_at: tuple[float, float] | None = None  # the checker's gradient probe point
     domain: tuple[tuple[float, float], tuple[float, float]] = ((-3.0, 3.0), (-3.0, 3.0))
     smooth: bool = True                # differentiable on `domain` (not fmod at jumps)

@@ -29,22 +29,14 @@ from micrograd.tensors.function import (
     raw,
     unary,
 )
+from micrograd.tensors.ops.registered import with_dtype_rule
 from micrograd.tensors.tensor import ArrayLike
 from micrograd.tensors.versions import changed_in_memory
 
-_divide = binary_rule("truediv", ARRAYS).forward
 _power = binary_rule("pow", ARRAYS).forward
-
-
-def true_divide(x: Any, y: Any) -> np.ndarray:
-    """x / y. Integers divide to a float of the default dtype, as in PyTorch (numpy: float64)."""
-    with np.errstate(all="ignore"):  # as quiet(), without a second call frame
-        out = _divide(x, y)
-    if (dtypes.default.dtype is dtypes.float32 and out.dtype == dtypes.float64
-            and not any(isinstance(v, float) or getattr(v, "dtype", dtypes.int64).kind == "f"
-                        for v in (x, y))):
-        out = out.astype(dtypes.float32)
-    return out
+true_divide = with_dtype_rule("truediv", binary_rule("truediv", ARRAYS).forward)
+true_divide.__doc__ = ("x / y. Integers divide to a float of the default dtype, as in PyTorch "
+                       "(numpy: float64).")
 
 
 def raise_to_power(x: Any, y: Any) -> np.ndarray:

@@ -24,6 +24,7 @@ from micrograd.tensors.function import (
 )
 from micrograd.tensors.ops import elementwise
 from micrograd.tensors.ops.registered import binary_function
+from micrograd.tensors.ops.selection import in_place_of
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -99,6 +100,7 @@ def power(x: Tensor, exponent: Any) -> Tensor:
 
 
 method("__pow__", "pow")(power)
+method("pow_")(in_place_of("pow_", power))
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

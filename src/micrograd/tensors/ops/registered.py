@@ -21,7 +21,7 @@ from micrograd.tensors import dtypes
 from micrograd.tensors.function import define_binary, in_place, unary
 from micrograd.tensors.tensor import Tensor
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32, _F64, _INT64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 
 
 def _signature(entry: Op, first: str) -> inspect.Signature:
@@ -37,9 +37,39 @@ def binary_function(name: str) -> Callable[[Any, Any], Tensor]:
     its forward and VJPs on arrays, on the kernel's broadcasting, promotion and summing
     back (`define_binary`). The arithmetic operators are made in ops/elementwise.py."""
     rule = binary_rule(name, ARRAYS)
-    function = define_binary(name, rule.forward, rule.vjp_x, rule.vjp_y)
+    function = define_binary(name, with_dtype_rule(name, rule.forward), rule.vjp_x, rule.vjp_y)
     function.__doc__ = BINARY[name].doc
     return function
+
+
+def with_dtype_rule(name: str, forward: Callable[[Any, Any], np.ndarray]
+                    ) -> Callable[[Any, Any], np.ndarray]:
+    """`forward` of two-input registry op `name` under its dtype rule, on operands already
+    promoted to one dtype: "promote" computes as numpy does; "float" gives two integer
+    operands torch's default float dtype (numpy: float64); "float only" refuses them."""
+    rule = BINARY[name].dtype
+    if rule == "promote":
+        return forward
+
+    def computed(x: Any, y: Any) -> np.ndarray:
+        if rule == "float only" and not any(_is_float(v) for v in (x, y)):
+            raise NotImplementedError(f"{name} is not implemented for integer tensors, as in "
+                                      f"torch; convert first, e.g. x.float()")
+        with np.errstate(all="ignore"):  # inf and nan as torch gives them, without warnings
+            out = forward(x, y)
+        if (dtypes.default.dtype is _F32 and out.dtype == _F64
+                and not any(_is_float(v) for v in (x, y))):
+            out = out.astype(_F32)
+        return out
+
+    computed.__name__ = computed.__qualname__ = name
+    return computed
+
+
+def _is_float(v: Any) -> bool:
+    """A float operand: a Python float or a float array (numpy's float64 for integers is
+    not torch's dtype, so only these keep their own)."""
+    return isinstance(v, float) or getattr(v, "dtype", _INT64).kind == "f"
 
 
 def function_of(entry: Op) -> Callable[..., Tensor]:
