@@ -302,7 +302,9 @@ class Value:
 
     def __rpow__(self, other: Number) -> Value:  # other ** self
         base = _as_value(other)
-        return NotImplemented if base is None else base ** self
+        # base.__pow__, not base ** self: for a subclass's self (the lecture's Value) Python
+        # would try self.__rpow__ first, which would come back here forever
+        return NotImplemented if base is None else base.__pow__(self)
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"

@@ -80,6 +80,7 @@ class ArrayMath:
     atan2 = staticmethod(np.arctan2)
     hypot = staticmethod(np.hypot)
     fmod = staticmethod(np.fmod)
+    floor_divide = staticmethod(np.floor_divide)
     remainder = staticmethod(np.mod)  # the sign of y, as Python's % and torch.remainder
     clip = staticmethod(_clip)
     relu = staticmethod(_relu)

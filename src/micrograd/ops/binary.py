@@ -64,8 +64,15 @@ def _minimum(m: Any) -> BinaryRule:
 
 
 def _atan2(m: Any) -> BinaryRule:  # the angle of the point (y, x): d/dx = y/r^2, d/dy = -x/r^2
-    return BinaryRule(m.atan2, lambda g, x, y, out: m.divide(g * y, y * y + x * x),
-                      lambda g, x, y, out: m.divide(-g * x, y * y + x * x))
+    def vjp_x(g: Any, x: Any, y: Any, out: Any) -> Any:  # 0 at the origin, as torch
+        r2 = y * y + x * x
+        return m.where(r2 == 0, 0, m.divide(g * y, r2))
+
+    def vjp_y(g: Any, x: Any, y: Any, out: Any) -> Any:
+        r2 = y * y + x * x
+        return m.where(r2 == 0, 0, m.divide(-g * x, r2))
+
+    return BinaryRule(m.atan2, vjp_x, vjp_y)
 
 
 def _hypot(m: Any) -> BinaryRule:  # r = sqrt(x^2 + y^2): d/dx = x/r, d/dy = y/r
@@ -78,7 +85,9 @@ def _fmod(m: Any) -> BinaryRule:  # x - trunc(x/y) y: d/dx = 1, d/dy = -trunc(x/
 
 
 def _remainder(m: Any) -> BinaryRule:  # x - floor(x/y) y: d/dx = 1, d/dy = -floor(x/y)
-    return BinaryRule(m.remainder, None, lambda g, x, y, out: -g * m.floor(m.divide(x, y)))
+    # floor(x/y) as floor division computes it, exactly (torch's div_floor): -5e-324 / 2
+    # rounds to -0.0, whose floor is 0, where the true floor is -1
+    return BinaryRule(m.remainder, None, lambda g, x, y, out: -g * m.floor_divide(x, y))
 
 
 _POSITIVE = (0.3, 3.0)

@@ -74,6 +74,13 @@ class FloatMath:
             return nan
 
     @staticmethod
+    def floor_divide(x: float, y: float) -> float:  # floor(x / y), exactly (Python's //)
+        try:
+            return x // y
+        except ZeroDivisionError:
+            return _floats.divide(x, y)
+
+    @staticmethod
     def remainder(x: float, y: float) -> float:  # the sign of y (Python's %); nan at y == 0
         try:
             return x % y
