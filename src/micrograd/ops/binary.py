@@ -64,15 +64,12 @@ def _minimum(m: Any) -> BinaryRule:
 
 
 def _atan2(m: Any) -> BinaryRule:  # the angle of the point (y, x): d/dx = y/r^2, d/dy = -x/r^2
-    def vjp_x(g: Any, x: Any, y: Any, out: Any) -> Any:  # 0 at the origin, as torch
-        r2 = y * y + x * x
-        return m.where(r2 == 0, 0, m.divide(g * y, r2))
+    def reciprocal(x: Any, y: Any) -> Any:  # 1/r^2, taken as 0 where r^2 is 0 (torch's)
+        r2 = x * x + y * y
+        return m.where(r2 == 0, 0, m.divide(1, r2))
 
-    def vjp_y(g: Any, x: Any, y: Any, out: Any) -> Any:
-        r2 = y * y + x * x
-        return m.where(r2 == 0, 0, m.divide(-g * x, r2))
-
-    return BinaryRule(m.atan2, vjp_x, vjp_y)
+    return BinaryRule(m.atan2, lambda g, x, y, out: g * y * reciprocal(x, y),
+                      lambda g, x, y, out: g * -x * reciprocal(x, y))
 
 
 def _hypot(m: Any) -> BinaryRule:  # r = sqrt(x^2 + y^2): d/dx = x/r, d/dy = y/r
@@ -125,7 +122,7 @@ BINARY = table(
              ("{1.data} / ({0.data}**2 + {1.data}**2) * {out.grad}",
               "-{0.data} / ({0.data}**2 + {1.data}**2) * {out.grad}"),
              "the angle of the point (y, x);  d/dx = y/(x^2+y^2), d/dy = -x/(x^2+y^2)",
-             _same("atan2"), dtype="float"),
+             _same("atan2"), dtype="float", aliases=("arctan2",)),
     BinaryOp("hypot", _hypot, "", "hypot({0}, {1})",
              ("{0.data} / {out.data} * {out.grad}", "{1.data} / {out.data} * {out.grad}"),
              "sqrt(x^2 + y^2) without overflow;  d/dx = x/r, d/dy = y/r", _same("hypot"),

@@ -135,6 +135,7 @@ class BinaryOp:
     doc: str = ""                      # one line with the math
     torch: Torch = Torch()
     operators: tuple[str, ...] = ()    # Python's operator and reflected operator methods
+    aliases: tuple[str, ...] = ()      # torch's other names for it (atan2: arctan2)
     scalar: bool = False               # a Value node of its own (the lecture's + * **)
     constant: tuple[str, str, str] | None = None  # (label, forward, derivative) for x op k
     dtype: str = "promote"             # "promote": torch's promotion of the two dtypes;

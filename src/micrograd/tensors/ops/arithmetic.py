@@ -3,9 +3,9 @@ alpha=), torch.div(rounding_mode=)), fmod and remainder, atan2, hypot, lerp, add
 addcdiv (the optimizers' updates), clamp_min/clamp_max, nan_to_num, heaviside; each with its
 in-place form where torch has one.
 
-fmod, remainder, atan2 and hypot are op registry entries (micrograd/ops/binary.py: the
-forward and one VJP per input), made functions by `define_binary` (the kernel broadcasting
-and summing back); the others are compositions of ops, whose gradient is the composition's.
+fmod, remainder, atan2 and hypot are op registry entries (micrograd/ops/binary.py), made
+Tensor methods by tensors/install.py; the functions here are compositions of ops, whose
+gradient is the composition's.
 """
 
 from __future__ import annotations
@@ -15,13 +15,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensors.function import Tensor, define_binary, leaf, method, raw, unary
-from micrograd.tensors.ops.registered import binary_function
 from micrograd.tensors.ops.selection import in_place_of
-
-fmod = method("fmod")(binary_function("fmod"))
-remainder = method("remainder")(binary_function("remainder"))
-atan2 = method("atan2", "arctan2")(binary_function("atan2"))
-hypot = method("hypot")(binary_function("hypot"))
 
 
 @method("heaviside")
@@ -198,11 +192,10 @@ def bitwise_not(x: Tensor) -> Tensor:
     return leaf(np.invert(x._array))
 
 
-for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
-                         ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
+for _name, _function in (("lerp_", lerp), ("addcmul_", addcmul),
                          ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),
                          ("clamp_max_", clamp_max), ("nan_to_num_", nan_to_num)):
     method(_name)(in_place_of(_name, _function))
 
-__all__ = ["fmod", "remainder", "atan2", "hypot", "heaviside", "lerp", "addcmul", "addcdiv",
+__all__ = ["heaviside", "lerp", "addcmul", "addcdiv",
            "clamp_min", "clamp_max", "nan_to_num", "add", "sub", "mul", "div", "floor_divide"]

@@ -23,7 +23,6 @@ from micrograd.tensors.function import (
     unary,
 )
 from micrograd.tensors.ops import elementwise
-from micrograd.tensors.ops.registered import binary_function
 from micrograd.tensors.ops.selection import in_place_of
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -115,11 +114,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     return exponent.__rpow__(base)
 
 
-# --- two-input elementwise ---------------------------------------------------------------
-
-maximum = method("maximum")(binary_function("maximum"))
-minimum = method("minimum")(binary_function("minimum"))
-fmax, fmin = maximum, minimum
+# maximum and minimum are the op registry's two-input entries (micrograd/ops/binary.py)
 
 
 def _condition(condition: Any) -> np.ndarray:

@@ -19,6 +19,7 @@ from micrograd.ops import BINARY, OPS, Op, binary_rule, rule_at
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import dtypes
 from micrograd.tensors.function import define_binary, in_place, unary
+from micrograd.tensors.ops import selection
 from micrograd.tensors.tensor import Tensor
 
 _F32, _F64, _INT64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
@@ -35,7 +36,8 @@ def _signature(entry: Op, first: str) -> inspect.Signature:
 def binary_function(name: str) -> Callable[[Any, Any], Tensor]:
     """The Tensor function of two-input registry op `name` (micrograd/ops/binary.py):
     its forward and VJPs on arrays, on the kernel's broadcasting, promotion and summing
-    back (`define_binary`). The arithmetic operators are made in ops/elementwise.py."""
+    back (`define_binary`). `install` makes them methods (BINARY_FUNCTIONS); the
+    arithmetic operators are made in ops/elementwise.py."""
     rule = binary_rule(name, ARRAYS)
     function = define_binary(name, with_dtype_rule(name, rule.forward), rule.vjp_x, rule.vjp_y)
     function.__doc__ = BINARY[name].doc
@@ -149,6 +151,12 @@ FUNCTIONS: dict[str, Callable[..., Tensor]] = {name: function_of(entry)
 """Every registry op as a Tensor function, by op name, in registry order."""
 
 
+BINARY_FUNCTIONS: dict[str, Callable[..., Tensor]] = {
+    name: binary_function(name) for name, entry in BINARY.items() if not entry.operators}
+"""The two-input registry ops Python has no operator for (maximum, atan2, ...), by name;
++ - * / ** are Tensor's operators (ops/elementwise.py)."""
+
+
 def methods() -> list[tuple[str, Callable[..., Any]]]:
     """(attribute name, function) for every registry op's Tensor methods, operators and
     in-place methods, in registry order: what `install` attaches."""
@@ -158,6 +166,11 @@ def methods() -> list[tuple[str, Callable[..., Any]]]:
         pairs += [(method, function) for method in entry.methods]
         if entry.torch.inplace:
             pairs.append((entry.torch.inplace, in_place_of(entry, function)))
+    for name, function in BINARY_FUNCTIONS.items():
+        spelled = BINARY[name].torch
+        pairs += [(method, function) for method in (spelled.method, *BINARY[name].aliases)]
+        if spelled.inplace:
+            pairs.append((spelled.inplace, selection.in_place_of(spelled.inplace, function)))
     return pairs
 
 
