@@ -341,8 +341,16 @@ def _binary_op(name: str, constant: bool = False) -> Callable[[Callable[..., Non
     return _op(entry.label, 2, entry.forward_text, *entry.derivative_texts)
 
 
-_mul_dx, _mul_dy = registry.binary_rule("mul", FLOATS)[1:]
-_pow, _pow_dx, _pow_dy = registry.binary_rule("pow", FLOATS)
+def _vjps(name: str) -> tuple[Callable[..., float], Callable[..., float]]:
+    """Two-input registry op `name`'s VJPs on floats, vjp(g, x, y, out), one per input."""
+    _, vjp_x, vjp_y = registry.binary_rule(name, FLOATS)
+    assert vjp_x is not None and vjp_y is not None, f"{name}: both derivatives are formulas"
+    return vjp_x, vjp_y
+
+
+_mul_dx, _mul_dy = _vjps("mul")
+_pow_dx, _pow_dy = _vjps("pow")
+_pow = registry.binary_rule("pow", FLOATS).forward
 
 
 @_binary_op("add")
