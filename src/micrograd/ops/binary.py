@@ -121,7 +121,8 @@ BINARY = table(
     BinaryOp("atan2", _atan2, "", "atan2({0}, {1})",
              ("{1.data} / ({0.data}**2 + {1.data}**2) * {out.grad}",
               "-{0.data} / ({0.data}**2 + {1.data}**2) * {out.grad}"),
-             "the angle of the point (y, x);  d/dx = y/(x^2+y^2), d/dy = -x/(x^2+y^2)",
+             "the angle in [-pi, pi] of the point whose coordinates are (y, x), torch's "
+             "atan2(input, other);  d/dx = y/(x^2+y^2), d/dy = -x/(x^2+y^2)",
              _same("atan2"), dtype="float", aliases=("arctan2",)),
     BinaryOp("hypot", _hypot, "", "hypot({0}, {1})",
              ("{0.data} / {out.data} * {out.grad}", "{1.data} / {out.data} * {out.grad}"),

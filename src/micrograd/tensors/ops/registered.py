@@ -49,12 +49,12 @@ def with_dtype_rule(name: str, forward: Callable[[Any, Any], np.ndarray]
     """`forward` of two-input registry op `name` under its dtype rule, on operands already
     promoted to one dtype: "promote" computes as numpy does; "float" gives two integer
     operands torch's default float dtype (numpy: float64); "float only" refuses them."""
-    rule = BINARY[name].dtype
-    if rule == "promote":
+    dtype_rule = BINARY[name].dtype
+    if dtype_rule == "promote":
         return forward
 
     def computed(x: Any, y: Any) -> np.ndarray:
-        if rule == "float only" and not any(_is_float(v) for v in (x, y)):
+        if dtype_rule == "float only" and not any(_is_float(v) for v in (x, y)):
             raise NotImplementedError(f"{name} is not implemented for integer tensors, as in "
                                       f"torch; convert first, e.g. x.float()")
         with np.errstate(all="ignore"):  # inf and nan as torch gives them, without warnings
