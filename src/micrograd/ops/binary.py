@@ -123,11 +123,12 @@ BINARY = table(
               "-{0.data} / ({0.data}**2 + {1.data}**2) * {out.grad}"),
              "the angle in [-pi, pi] of the point whose coordinates are (y, x), torch's "
              "atan2(input, other);  d/dx = y/(x^2+y^2), d/dy = -x/(x^2+y^2)",
-             _same("atan2"), dtype="float", aliases=("arctan2",)),
+             _same("atan2"), dtype="float", aliases=("arctan2",),
+             domain=(_POSITIVE, (-3.0, 3.0))),  # off the origin and the jump at x = 0, y < 0
     BinaryOp("hypot", _hypot, "", "hypot({0}, {1})",
              ("{0.data} / {out.data} * {out.grad}", "{1.data} / {out.data} * {out.grad}"),
              "sqrt(x^2 + y^2) without overflow;  d/dx = x/r, d/dy = y/r", _same("hypot"),
-             dtype="float only"),
+             dtype="float only", domain=(_POSITIVE, (-3.0, 3.0))),  # off the origin
     BinaryOp("fmod", _fmod, "", "fmod({0}, {1})",
              ("{out.grad}", "-trunc({0.data} / {1.data}) * {out.grad}"),
              "x - trunc(x/y) y, the sign of x (C's fmod);  d/dx = 1, d/dy = -trunc(x/y)",
