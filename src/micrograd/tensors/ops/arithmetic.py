@@ -1,11 +1,10 @@
 """Elementwise math of two or three inputs that scripts use: + - * / by name (x.add(y,
-alpha=), torch.div(rounding_mode=)), fmod and remainder, atan2, hypot, lerp, addcmul/
-addcdiv (the optimizers' updates), clamp_min/clamp_max, nan_to_num, heaviside; each with its
-in-place form where torch has one.
+alpha=), torch.div(rounding_mode=)), lerp, addcmul/addcdiv (the optimizers' updates),
+clamp_min/clamp_max, nan_to_num, heaviside; each with its in-place form where torch has one.
 
-fmod, remainder, atan2 and hypot are op registry entries (micrograd/ops/binary.py), made
-Tensor methods by tensors/install.py; the functions here are compositions of ops, whose
-gradient is the composition's.
+They are compositions of ops, whose gradient is the composition's. fmod, remainder, atan2
+and hypot are op registry entries (micrograd/ops/binary.py), made Tensor methods by
+tensors/install.py.
 """
 
 from __future__ import annotations
@@ -197,5 +196,5 @@ for _name, _function in (("lerp_", lerp), ("addcmul_", addcmul),
                          ("clamp_max_", clamp_max), ("nan_to_num_", nan_to_num)):
     method(_name)(in_place_of(_name, _function))
 
-__all__ = ["heaviside", "lerp", "addcmul", "addcdiv",
-           "clamp_min", "clamp_max", "nan_to_num", "add", "sub", "mul", "div", "floor_divide"]
+__all__ = ["heaviside", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max", "nan_to_num",
+           "add", "sub", "mul", "div", "floor_divide"]
