@@ -15,8 +15,10 @@ The lecture's zero-argument `o._backward()` still works: see the `_backward` pro
 Every op's backward step is written once, as a function of the node alone (it reads the
 inputs from `out._prev`), instead of a new closure per call -- just as PyTorch has one
 MulBackward0 for every product. Same numbers; a graph of a third as many Python objects,
-and one that can be pickled and deep-copied. Next to each backward step, its entry in the
-op table (`OPS`) writes the same derivative as text, for the trace, the docs and the checker.
+and one that can be pickled and deep-copied. Every local derivative is written once, in
+the op registry (`micrograd/ops/`), for floats here and arrays in the Tensor engine; the
+op table (`OPS`) files each backward step with the registry's formula texts, for the
+trace, the docs and the checker.
 
 Numbers follow IEEE float64 as PyTorch does: overflow gives inf and a domain error gives
 nan, instead of Python's OverflowError / ValueError / ZeroDivisionError.
@@ -33,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar
 
-from micrograd import _floats, autograd
+from micrograd import autograd
 from micrograd import ops as registry
 from micrograd._floats import power
 from micrograd.autograd import modes
@@ -192,6 +194,8 @@ class Value:
     # deep-copied, and one function serves every node of its op (as PyTorch's MulBackward0).
 
     # --- the two ops the lecture starts with --------------------------------------------
+    # (forward: the registry entries' x + y and x * y, written out: they are the hottest
+    # lines of a scalar network; backward: _add_backward, _mul_backward below)
 
     def __add__(self, other: Value | Number) -> Value:
         operand = _as_value(other)
@@ -209,12 +213,12 @@ class Value:
 
     def __pow__(self, other: Value | Number) -> Value:
         if isinstance(other, Value):
-            out = Value(power(self.data, other.data), (self, other), "**")
+            out = Value(_pow(self.data, other.data), (self, other), "**")
             return out._attach(_pow_backward)
         if not isinstance(other, numbers.Real):
             return NotImplemented
         k = _as_float(other)  # same numbers as float ** int; an int past float range is +-inf
-        out = Value(power(self.data, k), (self,), f"**{other}")
+        out = Value(_pow(self.data, k), (self,), f"**{other}")
         return out._attach(functools.partial(_pow_const_backward, k))
 
     # --- nonlinearities: relu, tanh, exp, log, ... come from the op registry ----------------
@@ -298,7 +302,9 @@ class Value:
 
     def __rpow__(self, other: Number) -> Value:  # other ** self
         base = _as_value(other)
-        return NotImplemented if base is None else base ** self
+        # base.__pow__, not base ** self: for a subclass's self (the lecture's Value) Python
+        # would try self.__rpow__ first, which would come back here forever
+        return NotImplemented if base is None else base.__pow__(self)
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
@@ -317,40 +323,64 @@ class Value:
 
 
 # ---------------------------------------------------------------------------------------
-# The backward steps, each with its table entry: forward formula, then what it adds into
-# each input's grad. `out` is the node whose grad is being sent back to its inputs.
+# The backward steps. Each local derivative is the op's registry entry (ops/binary.py): one
+# VJP per input, vjp(g, x, y, out) with g = out.grad, the same text that Tensor computes
+# with on arrays; `_binary_op` files the step under the entry's formula texts, which the
+# trace prints. `out` is the node whose grad is being sent back to its inputs.
 # ---------------------------------------------------------------------------------------
 
-@_op("+", 2, "{0} + {1}", "{out.grad}", "{out.grad}")
-def _add_backward(out: Value) -> None:  # d(a+b)/da = d(a+b)/db = 1: routes the gradient
-    a, b = out._prev
+def _binary_op(name: str, constant: bool = False) -> Callable[[Callable[..., None]],
+                                                              Callable[..., None]]:
+    """Register the decorated backward step as registry op `name`'s, with its texts (with
+    `constant`: its node for a number as the second operand, Value's `x**k`)."""
+    entry = registry.BINARY[name]
+    if constant:
+        assert entry.constant is not None
+        label, forward, derivative = entry.constant
+        return _op(label, 1, forward, derivative)
+    return _op(entry.label, 2, entry.forward_text, *entry.derivative_texts)
+
+
+def _vjps(name: str) -> tuple[Callable[..., float], Callable[..., float]]:
+    """Two-input registry op `name`'s VJPs on floats, vjp(g, x, y, out), one per input."""
+    _, vjp_x, vjp_y = registry.binary_rule(name, FLOATS)
+    assert vjp_x is not None and vjp_y is not None, f"{name}: both derivatives are formulas"
+    return vjp_x, vjp_y
+
+
+_mul_dx, _mul_dy = _vjps("mul")
+_pow_dx, _pow_dy = _vjps("pow")
+_pow = registry.binary_rule("pow", FLOATS).forward
+
+
+@_binary_op("add")
+def _add_backward(out: Value) -> None:  # d(a+b)/da = d(a+b)/db = 1 (the entry's VJPs are
+    a, b = out._prev                     # None): + routes the gradient to both inputs
     a.grad += out.grad
     b.grad += out.grad
 
 
-@_op("*", 2, "{0} * {1}", "{1.data} * {out.grad}", "{0.data} * {out.grad}")
+@_binary_op("mul")
 def _mul_backward(out: Value) -> None:  # d(a*b)/da = b, d(a*b)/db = a: multiplication swaps
     a, b = out._prev
-    a.grad += b.data * out.grad
-    b.grad += a.data * out.grad
+    g, x, y, z = out.grad, a.data, b.data, out.data
+    a.grad += _mul_dx(g, x, y, z)
+    b.grad += _mul_dy(g, x, y, z)
 
 
-@_op("**k", 1, "{0}**{k}", "{k} * {0.data}**({k} - 1) * {out.grad}")
+@_binary_op("pow", constant=True)
 def _pow_const_backward(k: float, out: Value) -> None:  # d(x**k)/dx = k * x**(k-1)
     (x,) = out._prev
-    local = k * power(x.data, k - 1) if k != 0 else 0.0  # 0 when k == 0, as PyTorch
-    x.grad += local * out.grad
+    x.grad += _pow_dx(out.grad, x.data, k, out.data)  # 0 when k == 0, as PyTorch
 
 
-@_op("**", 2, "{0} ** {1}",
-     "{1.data} * {0.data}**({1.data} - 1) * {out.grad}", "{out.data} * log({0.data}) * {out.grad}")
+@_binary_op("pow")
 def _pow_backward(out: Value) -> None:  # x ** y with y a Value too: the gradient reaches both
     x, y = out._prev
+    g, z = out.grad, out.data
     # d/dx = y * x**(y-1);  d/dy = x**y * log(x), taken as 0 at x = 0, y >= 0
-    dx = y.data * power(x.data, y.data - 1) if y.data != 0 else 0.0
-    dy = 0.0 if x.data == 0 and y.data >= 0 else out.data * _floats.log(x.data)
-    x.grad += dx * out.grad
-    y.grad += dy * out.grad
+    x.grad += _pow_dx(g, x.data, y.data, z)
+    y.grad += _pow_dy(g, x.data, y.data, z)
 
 
 # --- the registry's ops ------------------------------------------------------------------

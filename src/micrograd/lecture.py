@@ -22,6 +22,7 @@ from typing import Any
 
 from micrograd import engine
 from micrograd.nn import name_parameters
+from micrograd.ops import BINARY
 from micrograd.ops.floats import LECTURE
 
 __all__ = ["MLP", "Layer", "Neuron", "Value", "draw_dot", "trace"]
@@ -55,8 +56,8 @@ def _keeps_lecture_class(name: str) -> Callable[..., Any]:
     return lecture_op
 
 
-for _name in ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__", "__rpow__",
-              "__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__"):
+# + - * / ** and their reflected forms (the op registry's two-input ops Value spells), and -x
+for _name in (*(name for entry in BINARY.values() for name in entry.operators), "__neg__"):
     setattr(Value, _name, _keeps_lecture_class(_name))
 # relu, tanh, exp, ... (every registry op Value has): methods that make lecture Values,
 # computed with the lecture's formulas (its tanh; the engine's math otherwise)

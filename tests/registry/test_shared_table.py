@@ -6,6 +6,7 @@ entry's own derivative."""
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -185,3 +186,192 @@ def test_values_type_declarations_are_registry_ops():
     declared = {line.split("def ")[1].split("(")[0] for line in block.splitlines()
                 if "def " in line}
     assert declared <= {name for entry in SCALAR for name in entry.methods}
+
+
+# --- the two-input entries: + - * / ** and torch's maximum, atan2, hypot, fmod, ... -------
+
+BINARY = list(registry.BINARY.values())
+SPELLED = [entry for entry in BINARY if entry.operators]  # Value has them as operators
+
+
+def _pass(g, x, y, out):  # a VJP of None: the gradient passes through unchanged
+    return g
+
+
+def _vjps(entry):
+    rule = entry.rule(FLOATS)
+    return rule.forward, rule.vjp_x or _pass, rule.vjp_y or _pass
+
+
+def _pair_points(entry, size=1):
+    (xlow, xhigh), (ylow, yhigh) = entry.domain
+
+    def floats(low, high):
+        return st.lists(st.floats(low, high, allow_nan=False, allow_infinity=False),
+                        min_size=size, max_size=size)
+
+    return st.tuples(floats(xlow, xhigh), floats(ylow, yhigh))
+
+
+def _python_operator(entry):
+    return getattr(operator, entry.operators[0].strip("_"))  # __truediv__ -> operator.truediv
+
+
+@pytest.mark.parametrize("entry", BINARY, ids=_ids(BINARY))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_the_float_binary_rule_matches_torch_and_central_differences(entry, data):
+    torch = require_module("torch")
+    ([x], [y]) = data.draw(_pair_points(entry))
+    forward, vjp_x, vjp_y = _vjps(entry)
+    out = forward(x, y)
+    tx, ty = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, y))
+    getattr(torch, entry.torch.function)(tx, ty).backward(torch.tensor(G, dtype=torch.float64))
+    ref = getattr(torch, entry.torch.function)(tx.detach(), ty.detach()).item()
+    assert out == pytest.approx(ref, rel=1e-12, abs=1e-15)
+    assert vjp_x(G, x, y, out) == pytest.approx(tx.grad.item(), rel=1e-9, abs=1e-12)
+    assert vjp_y(G, x, y, out) == pytest.approx(ty.grad.item(), rel=1e-9, abs=1e-12)
+    if entry.smooth:  # each VJP against central differences in its input alone
+        assert vjp_x(G, x, y, out) == pytest.approx(
+            G * _central_difference(lambda v: forward(v, y), x), rel=1e-5, abs=1e-6)
+        assert vjp_y(G, x, y, out) == pytest.approx(
+            G * _central_difference(lambda v: forward(x, v), y), rel=1e-5, abs=1e-6)
+
+
+# where torch defines a value the formula does not give (the shared table found these)
+CORNERS = [("atan2", 0.0, 0.0), ("atan2", 1.45e-185, 0.0), ("atan2", 1e-160, 1e-160),
+           ("hypot", 0.0, 0.0), ("remainder", -5e-324, 2.0), ("fmod", -5e-324, 2.0),
+           ("pow", 0.0, 0.0), ("pow", 0.0, 2.5), ("pow", -2.0, 0.5), ("truediv", 1.0, 0.0),
+           ("maximum", 1.0, 1.0), ("minimum", -0.5, -0.5)]
+
+
+@pytest.mark.parametrize("name, x, y", CORNERS, ids=[f"{n}({x:g},{y:g})" for n, x, y in CORNERS])
+def test_the_binary_rules_agree_with_torch_at_its_corners(name, x, y):
+    """The float rule and a Tensor against torch at points where a textbook derivative is
+    0/0, an overflow, a tie or a rounded quotient."""
+    torch = require_module("torch")
+    entry = registry.BINARY[name]
+    forward, vjp_x, vjp_y = _vjps(entry)
+    tx, ty = (torch.tensor([v], dtype=torch.float64, requires_grad=True) for v in (x, y))
+    getattr(torch, entry.torch.function)(tx, ty).backward(torch.tensor([G], dtype=torch.float64))
+    want = (tx.grad.item(), ty.grad.item())
+    out = forward(x, y)
+    np.testing.assert_allclose((vjp_x(G, x, y, out), vjp_y(G, x, y, out)), want, rtol=1e-12)
+    a, b = (mtorch.tensor([v], dtype=mtorch.float64, requires_grad=True) for v in (x, y))
+    getattr(mtorch, entry.torch.function)(a, b).backward(mtorch.tensor([G], dtype=mtorch.float64))
+    np.testing.assert_allclose((a.grad.item(), b.grad.item()), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("entry", SPELLED, ids=_ids(SPELLED))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_value_operators_compute_the_rule_and_torchs_gradients(entry, data):
+    """Value op Value, Value op number and number op Value: the entry's numbers (for the
+    lecture's + * ** exactly, as Value's own nodes; - and / as the lecture's compositions)
+    and PyTorch's gradients."""
+    torch = require_module("torch")
+    ([x], [y]) = data.draw(_pair_points(entry))
+    forward, vjp_x, vjp_y = _vjps(entry)
+    op = _python_operator(entry)
+    tx, ty = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, y))
+    (op(tx, ty) * G).backward()
+    a, b = Value(x), Value(y)
+    out = op(a, b)
+    (out * G).backward()
+    rel = 0.0 if entry.scalar else 1e-12  # Value's own nodes: the entry's numbers exactly
+    assert out.data == pytest.approx(forward(x, y), rel=rel)
+    assert a.grad == pytest.approx(vjp_x(G, x, y, out.data), rel=rel)
+    assert b.grad == pytest.approx(vjp_y(G, x, y, out.data), rel=rel)
+    assert a.grad == pytest.approx(tx.grad.item(), rel=1e-9, abs=1e-12)
+    assert b.grad == pytest.approx(ty.grad.item(), rel=1e-9, abs=1e-12)
+    a, b = Value(x), Value(y)
+    (op(a, y) * G + op(x, b) * G).backward()  # a number on either side
+    assert a.grad == pytest.approx(tx.grad.item(), rel=1e-9, abs=1e-12)
+    assert b.grad == pytest.approx(ty.grad.item(), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("entry", [e for e in BINARY if e.scalar], ids=_ids(
+    [e for e in BINARY if e.scalar]))
+def test_values_nodes_of_the_lectures_ops_print_the_entrys_formulas(entry):
+    """The trace and the checker print engine.OPS's texts: they are the entry's."""
+    from micrograd.engine import OPS, op_info
+
+    op = _python_operator(entry)
+    node = op(Value(1.5), Value(0.5))
+    assert node._op == entry.label and op_info(node) is OPS[entry.label]
+    assert OPS[entry.label].forward == entry.forward_text
+    assert OPS[entry.label].derivatives == entry.derivative_texts
+    if entry.constant:
+        label, forward_text, derivative_text = entry.constant
+        node = op(Value(1.5), 3)
+        assert op_info(node) is OPS[label]
+        assert (OPS[label].forward, OPS[label].derivatives) == (forward_text, (derivative_text,))
+
+
+@pytest.mark.parametrize("entry", SPELLED, ids=_ids(SPELLED))
+def test_the_lecture_value_keeps_its_class_through_every_operator(entry):
+    op = _python_operator(entry)
+    for out in (op(lecture.Value(1.5), lecture.Value(0.5)), op(lecture.Value(1.5), 2),
+                op(2, lecture.Value(1.5))):
+        assert type(out) is lecture.Value
+        e = math.exp(2 * out.data)  # then its tanh is the lecture's (e^2x - 1) / (e^2x + 1)
+        assert out.tanh().data == (e - 1) / (e + 1)
+
+
+def _tensor_spellings(entry):
+    """(how, call(module, x, y)) for torch.NAME, x.NAME(y), x.NAME_(y) and the operator."""
+    spelled = entry.torch
+    found = [("torch." + spelled.function,
+              lambda m, x, y: getattr(m, spelled.function)(x, y)),
+             (f"x.{spelled.method}(y)", lambda m, x, y: getattr(x, spelled.method)(y))]
+    if spelled.inplace:  # on a non-leaf copy, so the gradient flows back through it
+        found.append((f"x.{spelled.inplace}(y)",
+                      lambda m, x, y: getattr(x.expand(3, 4) * 1, spelled.inplace)(y)))
+    if entry.operators:
+        found.append((f"x {entry.symbol} y", lambda m, x, y: _python_operator(entry)(x, y)))
+    return found
+
+
+BINARY_CASES = [(entry, how, call) for entry in BINARY for how, call in _tensor_spellings(entry)]
+
+
+@pytest.mark.parametrize("entry, how, call", BINARY_CASES,
+                         ids=[how for _, how, _ in BINARY_CASES])
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_tensor_spellings_broadcast_and_match_torch(entry, how, call, data):
+    """x of shape (3, 1) with y of shape (4,): the (3, 4) result and each input's gradient
+    summed back over the dimensions broadcasting stretched, as PyTorch's."""
+    torch = require_module("torch")
+    xs, ys = data.draw(_pair_points(entry, 3).flatmap(
+        lambda p: st.tuples(st.just(p[0]), _pair_points(entry, 4).map(lambda q: q[1]))))
+    g = np.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    x = mtorch.tensor(xs, dtype=mtorch.float64).reshape(3, 1).requires_grad_()
+    y = mtorch.tensor(ys, dtype=mtorch.float64, requires_grad=True)
+    tx = torch.tensor(xs, dtype=torch.float64).reshape(3, 1).requires_grad_()
+    ty = torch.tensor(ys, dtype=torch.float64, requires_grad=True)
+    out, ref = call(mtorch, x, y), call(torch, tx, ty)
+    out.backward(mtorch.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("entry", BINARY, ids=_ids(BINARY))
+def test_the_binary_dtype_rule_is_torchs(entry):
+    """Two integer tensors: "promote" keeps int64, "float" gives the default float32,
+    "float only" is refused -- as torch."""
+    torch = require_module("torch")
+    ints = ([5, -7, 3], [2, 3, 4])
+    theirs_op, ours_op = (getattr(m, entry.torch.function) for m in (torch, mtorch))
+    if entry.dtype == "float only":
+        with pytest.raises(NotImplementedError):
+            theirs_op(*map(torch.tensor, ints))
+        with pytest.raises(NotImplementedError, match="convert first"):
+            ours_op(*map(mtorch.tensor, ints))
+        return
+    ours, theirs = ours_op(*map(mtorch.tensor, ints)), theirs_op(*map(torch.tensor, ints))
+    assert str(ours.dtype) == str(theirs.dtype)
+    assert str(ours.dtype) == ("torch.int64" if entry.dtype == "promote" else "torch.float32")
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)

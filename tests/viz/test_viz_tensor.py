@@ -269,6 +269,17 @@ def test_trace_text_of_an_mlp():
         "gradients of the leaves")
 
 
+def test_trace_shows_broadcast_sums_for_a_named_two_input_op():
+    """maximum broadcasts like *: its gradients are summed back too, and the trace says so."""
+    x = micrograd.tensor([[1.0], [2.0]], requires_grad=True)
+    y = micrograd.tensor([0.5, 3.0, 1.0], requires_grad=True)
+    text = trace(x.maximum(y).sum(), names={"x": x, "y": y})
+    # d/dx: 1 where x wins, 1/2 at the tie x = y = 1 -> row 0: 1 + 1/2, row 1: 1 + 1
+    assert "x.grad += shape (2, 1): [[1.5], [2]]   (summed from shape (2, 3)" in text
+    assert "y.grad += shape (3,): [0, 2, 0.5]   (summed from shape (2, 3)" in text
+    assert "= maximum(x, y)" in text
+
+
 def test_trace_shows_broadcast_sums_and_accumulation():
     a = micrograd.tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = micrograd.tensor(2.0, requires_grad=True)

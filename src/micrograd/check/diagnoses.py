@@ -11,8 +11,10 @@ from micrograd.check.diagnosis import Diagnosis
 from micrograd.check.ninja_catalog import NINJA_CATALOG
 
 # the checker's op names -> micrograd.engine.OPS names (its derivative formulas, as text)
-ENGINE_OP = {"add": "+", "mul": "*", "pow": "**k",
-             **{entry.name: entry.label for entry in registry.probed_ops()}}  # exp, ReLU, ...
+ENGINE_OP = {  # add "+", mul "*", pow "**k" (a ** 3), exp "exp", relu "ReLU", ...
+    **{entry.name: entry.constant[0] if entry.constant else entry.label
+       for entry in registry.scalar_binary_ops()},
+    **{entry.name: entry.label for entry in registry.probed_ops()}}
 ROLES = {"{out.grad}": "out.grad", "{out.data}": "out.data", "{0.data}": "self.data",
          "{1.data}": "other.data", "{k}": "other"}
 TARGETS = ("self.grad", "other.grad")
@@ -49,8 +51,9 @@ def local_derivative_fix(op: str, default: str) -> str:
     return _engine_fix(op) or COMPOSITE_FIX.get(op, default)
 
 OP_SYMBOL = {
-    "add": "a + b", "radd": "2 + a", "mul": "a * b", "rmul": "3 * a", "sub": "a - b",
-    "rsub": "2 - a", "neg": "-a", "truediv": "a / b", "rtruediv": "4 / a", "pow": "a ** 3",
+    **{entry.name: f"a {entry.symbol} {3 if entry.constant else 'b'}"  # a + b, ..., a ** 3
+       for entry in registry.BINARY.values() if entry.operators},
+    "radd": "2 + a", "rmul": "3 * a", "rsub": "2 - a", "neg": "-a", "rtruediv": "4 / a",
     **{entry.name: f"a.{entry.methods[0]}()" for entry in registry.probed_ops()},
 }
 

@@ -30,9 +30,10 @@ RTOL, ATOL = 1e-4, 1e-6
 
 # capability -> the attribute the class must define for it
 CAPABILITY = {
-    "add": "__add__", "mul": "__mul__", "sub": "__sub__", "truediv": "__truediv__",
-    "pow": "__pow__", "neg": "__neg__", "radd": "__radd__", "rmul": "__rmul__",
-    "rsub": "__rsub__", "rtruediv": "__rtruediv__",
+    # add, mul, sub, truediv, pow: the registry's two-input ops Value spells (ops/binary.py)
+    **{entry.name: entry.operators[0] for entry in registry.BINARY.values() if entry.operators},
+    "neg": "__neg__", "radd": "__radd__", "rmul": "__rmul__", "rsub": "__rsub__",
+    "rtruediv": "__rtruediv__",
     # exp, log, tanh, relu, sigmoid, ...: the op registry's probed ops (micrograd/ops/)
     **{entry.name: entry.methods[0] for entry in registry.probed_ops()},
 }
@@ -175,9 +176,11 @@ def engine_probes(has_tanh: bool, has: Callable[[str], bool] = lambda op: True) 
     probed = [entry for entry in registry.probed_ops() if entry.probe_required or has(entry.name)]
     unary_at = {name: x for name, x in UNARY_AT.items() if any(e.name == name for e in probed)}
     a, b = {"a": 1.7}, {"a": 1.7, "b": -0.6}
-    probes = [
-        Probe(id="add", group="ops", program="a + b", inputs=b, needs=("add",), op="add"),
-        Probe(id="mul", group="ops", program="a * b", inputs=b, needs=("mul",), op="mul"),
+    probes = [  # a + b, a * b at the registry entries' probe points (ops/binary.py)
+        *(Probe(id=entry.name, group="ops", program=f"a {entry.symbol} b",
+                inputs=dict(zip("ab", entry.probe_at, strict=True)), needs=(entry.name,),
+                op=entry.name)
+          for entry in registry.BINARY.values() if entry.probe_at is not None),
         Probe(id="chain-2", group="ops", program="(a * b) + c", inputs={**b, "c": 0.4},
               needs=("add", "mul"), on_mismatch="wrong-topo-order", after=("add", "mul")),
         Probe(id="pow-int", group="ops", program="a ** 3", inputs=a, needs=("pow",), op="pow"),

@@ -8,9 +8,12 @@ ValueError), through `micrograd._floats`. A rule written against this namespace 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from micrograd import _floats
+
+nan = math.nan
 
 
 def _guarded(f: Any) -> Any:
@@ -49,7 +52,40 @@ class FloatMath:
     ceil = staticmethod(lambda x: float(math.ceil(x)) if math.isfinite(x) else x)
     trunc = staticmethod(lambda x: float(math.trunc(x)) if math.isfinite(x) else x)
     abs = staticmethod(abs)
-    maximum = staticmethod(max)
+    add = staticmethod(operator.add)
+    subtract = staticmethod(operator.sub)
+    multiply = staticmethod(operator.mul)
+    atan2 = staticmethod(math.atan2)
+    hypot = staticmethod(math.hypot)
+
+    @staticmethod
+    def maximum(x: float, y: float) -> float:
+        return x if x > y or x != x else y  # nan wins, as torch.maximum
+
+    @staticmethod
+    def minimum(x: float, y: float) -> float:
+        return x if x < y or x != x else y
+
+    @staticmethod
+    def fmod(x: float, y: float) -> float:  # the sign of x (C's fmod); nan at y == 0
+        try:
+            return math.fmod(x, y)
+        except ValueError:
+            return nan
+
+    @staticmethod
+    def floor_divide(x: float, y: float) -> float:  # floor(x / y), exactly (Python's //)
+        try:
+            return x // y
+        except ZeroDivisionError:
+            return _floats.divide(x, y)
+
+    @staticmethod
+    def remainder(x: float, y: float) -> float:  # the sign of y (Python's %); nan at y == 0
+        try:
+            return x % y
+        except ZeroDivisionError:
+            return nan
 
     @staticmethod
     def clip(x: float, low: float, high: float) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 
 class Rule(NamedTuple):
@@ -103,6 +103,54 @@ class Op:
         return tuple(float(v) for v in values.values())
 
 
+class BinaryRule(NamedTuple):
+    """A two-input op's math on one namespace: `forward(x, y)` and one VJP per input,
+    `vjp_x(g, x, y, out)` and `vjp_y(g, x, y, out)` (HIPS autograd's `defvjp(op, vjp_x,
+    vjp_y)`). A VJP of None: the derivative is 1, the gradient passes through unchanged."""
+
+    forward: Callable[[Any, Any], Any]
+    vjp_x: Callable[..., Any] | None
+    vjp_y: Callable[..., Any] | None
+
+
+@dataclass(frozen=True)
+class BinaryOp:
+    """One elementwise op of two inputs (`+ - * / **`, maximum, atan2, ...).
+
+    `rule(m)` gives its `BinaryRule` on namespace `m`. The engines keep what is theirs:
+    Tensor broadcasts, sums gradients back over broadcast dimensions and promotes dtypes;
+    Value writes the lecture's ops (`+ * **`) as nodes of its own and the others as
+    compositions (`a - b` is `a + (-b)`). Texts are `str.format` templates as in `Op`:
+    `{0}`, `{1}` the inputs, `{out}` the output; `derivative_texts[i]` is what backward
+    adds into input i's grad. `constant` is the node made when the second operand is a
+    plain number (Value's `x**3`): its `_op` family (`**k`), forward text and derivative
+    text, with `{k}` the number.
+    """
+
+    name: str                          # the checker's op name and the Tensor node's name
+    rule: Callable[[Any], BinaryRule] = field(repr=False)
+    symbol: str = ""                   # the node's name and Python operator ("*"), if any
+    forward_text: str = ""             # e.g. "{0} * {1}"
+    derivative_texts: tuple[str, str] = ("", "")
+    doc: str = ""                      # one line with the math
+    torch: Torch = Torch()
+    operators: tuple[str, ...] = ()    # Python's operator and reflected operator methods
+    aliases: tuple[str, ...] = ()      # torch's other names for it (atan2: arctan2)
+    scalar: bool = False               # a Value node of its own (the lecture's + * **)
+    constant: tuple[str, str, str] | None = None  # (label, forward, derivative) for x op k
+    dtype: str = "promote"             # "promote": torch's promotion of the two dtypes;
+    #                                    "float": integers give the default float dtype;
+    #                                    "float only": integers refused, as torch does
+    probe_at: tuple[float, float] | None = None  # the checker's gradient probe point
+    domain: tuple[tuple[float, float], tuple[float, float]] = ((-3.0, 3.0), (-3.0, 3.0))
+    smooth: bool = True                # differentiable on `domain` (not fmod at jumps)
+
+    @property
+    def label(self) -> str:
+        """The op's name in a graph (`_op`): its symbol, else its name."""
+        return self.symbol or self.name
+
+
 @dataclass(frozen=True)
 class Fused:
     """An op whose forward and backward are one hand-written kernel (softmax, layer norm,
@@ -122,9 +170,12 @@ class Fused:
         return resolved
 
 
-def table(*entries: Op) -> Mapping[str, Op]:
+_Entry = TypeVar("_Entry", Op, BinaryOp)
+
+
+def table(*entries: _Entry) -> Mapping[str, _Entry]:
     """A read-only name -> entry mapping, in the order given (which is install order)."""
-    by_name: dict[str, Op] = {}
+    by_name: dict[str, _Entry] = {}
     for entry in entries:
         if entry.name in by_name:
             raise ValueError(f"op {entry.name!r} is registered twice")

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from micrograd.ops import OPS
+from micrograd.ops import BINARY, OPS
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops import layout, linalg, pointwise, selection, shape
 from micrograd.tensors.tensor import Tensor, leaf
@@ -22,7 +22,7 @@ from micrograd.tensors.tensor import Tensor, leaf
 # Tensor methods that torch also offers as torch.NAME(input, ...).
 METHOD_FUNCTIONS = (
     # elementwise math (besides the op registry's: see REGISTRY_FUNCTIONS)
-    "round", "clamp", "clip", "maximum", "minimum", "masked_fill",
+    "round", "clamp", "clip", "masked_fill",
     "isnan", "isinf", "isfinite", "isclose", "allclose", "equal",
     "logical_not", "logical_and", "logical_or", "logical_xor",
     # reductions
@@ -40,7 +40,7 @@ METHOD_FUNCTIONS = (
     "scatter", "index_add", "index_copy", "index_fill", "masked_select", "take", "narrow",
     "select", "diagonal", "unflatten", "fliplr", "flipud", "rot90", "repeat_interleave",
     "tensor_split", "hsplit", "vsplit", "diff", "addmm", "baddbmm", "mv", "kron", "cross",
-    "fmod", "remainder", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
+    "lerp", "addcmul", "addcdiv",
     "clamp_min", "clamp_max", "clamp_", "clamp_min_", "clamp_max_", "frac", "nan_to_num",
     "heaviside", "median", "kthvalue", "aminmax", "lt", "gt", "le", "ge", "eq", "ne",
     "zero_", "fill_", "unique", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
@@ -78,8 +78,12 @@ def function_of(name: str) -> Callable[..., Any]:
     return function
 
 
-# torch.exp, torch.relu, ...: every op registry entry with a torch.NAME spelling
-REGISTRY_FUNCTIONS = tuple(entry.torch.function for entry in OPS.values() if entry.torch.function)
+# torch.exp, torch.relu, ..., torch.maximum, torch.atan2: every op registry entry with a
+# torch.NAME spelling (+ - * / ** by name, torch.add(alpha=) ..., are METHOD_FUNCTIONS)
+REGISTRY_FUNCTIONS = (
+    *(entry.torch.function for entry in OPS.values() if entry.torch.function),
+    *(name for entry in BINARY.values() if not entry.operators
+      for name in (entry.torch.function, *entry.aliases)))
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     name: function_of(name) for name in (*REGISTRY_FUNCTIONS, *METHOD_FUNCTIONS)}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import numbers
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,12 +27,17 @@ from micrograd.engine import Value
 
 # the Value ops of the op registry (micrograd/ops/table.py): exp, log, tanh, relu, ...
 OPS = tuple(entry.methods[0] for entry in registry.scalar_ops())
+# the registry's two-input ops Value spells with Python's operators (ops/binary.py):
+# "+" -> operator.add, ..., "**" -> operator.pow
+ARITHMETIC = {entry.symbol: getattr(operator, entry.operators[0].strip("_"))
+              for entry in registry.BINARY.values() if entry.operators}
 MAX_LENGTH = 100_000  # characters; far beyond any hand-written expression
 ALLOWED = (
-    "allowed: numbers, variable names, + - * / **, unary minus, parentheses, "
+    f"allowed: numbers, variable names, {' '.join(ARITHMETIC)}, unary minus, parentheses, "
     f"and the ops {', '.join(OPS)} as tanh(x) or x.tanh()"
 )
-_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_SYNTAX = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_BINARY = {node: symbol for node, symbol in _SYNTAX.items() if symbol in ARITHMETIC}
 _OPERATOR_NAMES = {
     ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
     ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.Not: "not", ast.Invert: "~",
@@ -288,15 +294,7 @@ def _binary(symbol: str, left, right):
     if constant:
         with no_grad():
             return _binary(symbol, Value(left), right).data
-    if symbol == "+":
-        return left + right
-    if symbol == "-":
-        return left - right
-    if symbol == "*":
-        return left * right
-    if symbol == "/":
-        return left / right
-    return left ** right
+    return ARITHMETIC[symbol](left, right)
 
 
 # --- error messages that point -----------------------------------------------------------

@@ -20,9 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from micrograd.autograd import topological_order
+from micrograd.ops import BINARY
 from micrograd.viz.graph import _unique_names, array_text, given_names, tensor_kind
 
-BROADCASTING_OPS = {"+", "-", "*", "/", "**"}
+# the op registry's two-input ops (ops/binary.py): each broadcasts its inputs, so a
+# gradient may be summed back to an input's shape; + - * / ** are written between them
+BROADCASTING_OPS = {entry.label for entry in BINARY.values()}
+INFIX_OPS = {entry.symbol for entry in BINARY.values() if entry.symbol}
 
 
 def _shape(array: Any) -> str:
@@ -168,9 +172,9 @@ def _run_backward(node: Any, incoming: Any, start: dict) -> dict:
 def _equation(node: Any, name) -> str:
     ins = [name(c) for c in node._prev]
     op = node._op or "?"
-    if op in BROADCASTING_OPS | {"@"} and len(ins) == 2:
+    if op in INFIX_OPS | {"@"} and len(ins) == 2:
         return f"{name(node)} = {ins[0]} {op} {ins[1]}"
-    if op in BROADCASTING_OPS and len(ins) == 1:  # t * 2: the number is not a graph node
+    if op in INFIX_OPS and len(ins) == 1:  # t * 2: the number is not a graph node
         found = _python_operand(node)
         if found is None:
             return f"{name(node)} = {ins[0]} {op} a number (or the number {op} {ins[0]})"

@@ -1,11 +1,10 @@
 """Elementwise math of two or three inputs that scripts use: + - * / by name (x.add(y,
-alpha=), torch.div(rounding_mode=)), fmod and remainder, atan2, hypot, lerp, addcmul/
-addcdiv (the optimizers' updates), clamp_min/clamp_max, nan_to_num, heaviside; each with its
-in-place form where torch has one.
+alpha=), torch.div(rounding_mode=)), lerp, addcmul/addcdiv (the optimizers' updates),
+clamp_min/clamp_max, nan_to_num, heaviside; each with its in-place form where torch has one.
 
-Each is a `define_binary` entry on the op kernel (its forward and one VJP per input, the
-kernel broadcasting and summing back), or a composition of such ops, whose gradient is
-then the composition's.
+They are compositions of ops, whose gradient is the composition's. fmod, remainder, atan2
+and hypot are op registry entries (micrograd/ops/binary.py), made Tensor methods by
+tensors/install.py.
 """
 
 from __future__ import annotations
@@ -16,43 +15,6 @@ import numpy as np
 
 from micrograd.tensors.function import Tensor, define_binary, leaf, method, raw, unary
 from micrograd.tensors.ops.selection import in_place_of
-
-
-def _fmod_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # x - trunc(x / y) y: d/dy = -trunc(x/y)
-    return -g * np.trunc(x / y)
-
-
-def _remainder_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # x - floor(x / y) y
-    return -g * np.floor(x / y)
-
-
-def _python_remainder(x: Any, y: Any) -> Any:
-    """x - floor(x / y) * y, the sign of y (Python's %), as torch.remainder."""
-    return np.mod(x, y)
-
-
-fmod = method("fmod")(define_binary("fmod", np.fmod, None, _fmod_db))
-fmod.__doc__ = "x - trunc(x / y) * y: x mod y with the sign of x (C's fmod), as torch.fmod."
-remainder = method("remainder")(define_binary("remainder", _python_remainder, None,
-                                              _remainder_db))
-remainder.__doc__ = ("x - floor(x / y) * y: x mod y with the sign of y (Python's %), as "
-                     "torch.remainder.")
-
-
-def _atan2_da(g: Any, y: Any, x: Any, out: Any) -> Any:  # d atan2(y, x) / dy = x / (x^2 + y^2)
-    return g * x / (x * x + y * y)
-
-
-def _atan2_db(g: Any, y: Any, x: Any, out: Any) -> Any:  # d/dx = -y / (x^2 + y^2)
-    return -g * y / (x * x + y * y)
-
-
-atan2 = method("atan2", "arctan2")(define_binary("atan2", np.arctan2, _atan2_da, _atan2_db))
-atan2.__doc__ = ("atan2(x, other): the angle of the point (other, x), in [-pi, pi]; "
-                 "`arctan2` is an alias.")
-hypot = method("hypot")(define_binary("hypot", np.hypot, lambda g, x, y, out: g * x / out,
-                                      lambda g, x, y, out: g * y / out))
-hypot.__doc__ = "sqrt(x^2 + y^2) elementwise without overflow, as torch.hypot."
 
 
 @method("heaviside")
@@ -229,11 +191,10 @@ def bitwise_not(x: Tensor) -> Tensor:
     return leaf(np.invert(x._array))
 
 
-for _name, _function in (("fmod_", fmod), ("remainder_", remainder), ("atan2_", atan2),
-                         ("hypot_", hypot), ("lerp_", lerp), ("addcmul_", addcmul),
+for _name, _function in (("lerp_", lerp), ("addcmul_", addcmul),
                          ("addcdiv_", addcdiv), ("clamp_min_", clamp_min),
                          ("clamp_max_", clamp_max), ("nan_to_num_", nan_to_num)):
     method(_name)(in_place_of(_name, _function))
 
-__all__ = ["fmod", "remainder", "atan2", "hypot", "heaviside", "lerp", "addcmul", "addcdiv",
-           "clamp_min", "clamp_max", "nan_to_num", "add", "sub", "mul", "div", "floor_divide"]
+__all__ = ["heaviside", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max", "nan_to_num",
+           "add", "sub", "mul", "div", "floor_divide"]

@@ -1,6 +1,7 @@
 """Elementwise ops: arithmetic operators, math functions, comparisons, in-place updates.
 
-Each entry is a forward array computation and its local derivative side by side. The
+The arithmetic operators' forward and local derivatives are the op registry's
+(micrograd/ops/binary.py); this module adds Tensor's dtype rules around them. The
 operators' reflected twins (2 * t), the comparisons and the in-place variants are generated
 from one table each rather than written out.
 """
@@ -14,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from micrograd.autograd import modes
+from micrograd.ops import BINARY, binary_rule
+from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import compat, dtypes
 from micrograd.tensors.function import (
     Tensor,
@@ -26,26 +29,21 @@ from micrograd.tensors.function import (
     raw,
     unary,
 )
+from micrograd.tensors.ops.registered import with_dtype_rule
 from micrograd.tensors.tensor import ArrayLike
 from micrograd.tensors.versions import changed_in_memory
 
-
-def true_divide(x: Any, y: Any) -> np.ndarray:
-    """x / y. Integers divide to a float of the default dtype, as in PyTorch (numpy: float64)."""
-    with np.errstate(all="ignore"):  # as quiet(), without a second call frame
-        out = np.true_divide(x, y)
-    if (dtypes.default.dtype is dtypes.float32 and out.dtype == dtypes.float64
-            and not any(isinstance(v, float) or getattr(v, "dtype", dtypes.int64).kind == "f"
-                        for v in (x, y))):
-        out = out.astype(dtypes.float32)
-    return out
+_power = binary_rule("pow", ARRAYS).forward
+true_divide = with_dtype_rule("truediv", binary_rule("truediv", ARRAYS).forward)
+true_divide.__doc__ = ("x / y. Integers divide to a float of the default dtype, as in PyTorch "
+                       "(numpy: float64).")
 
 
 def raise_to_power(x: Any, y: Any) -> np.ndarray:
     """x ** y; bool ** bool tensor is refused as in PyTorch (numpy would give int8), and a
     bool tensor ** a Python bool stays bool."""
     with np.errstate(all="ignore"):
-        out = np.power(x, y)
+        out = _power(x, y)
     if out.dtype == np.int8 and getattr(x, "dtype", None) != np.int8 \
             and getattr(y, "dtype", None) != np.int8:  # only bools make int8 from non-int8
         if isinstance(y, np.ndarray):
@@ -55,42 +53,21 @@ def raise_to_power(x: Any, y: Any) -> np.ndarray:
     return out
 
 
-# Local derivatives of the arithmetic ops: g is the output's gradient, x and y the inputs.
-def _mul_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(xy)/dx = y
-    return g * y
+def _arithmetic(name: str, forward: Callable | None = None) -> tuple:
+    """A row of ARITHMETIC from registry entry `name`: its symbol and operator methods, its
+    forward on arrays (or `forward`: the rule's wrapped in Tensor's dtype rule) and VJPs."""
+    entry, rule = BINARY[name], binary_rule(name, ARRAYS)
+    return (entry.symbol, *entry.operators, forward or rule.forward, rule.vjp_x, rule.vjp_y)
 
 
-def _mul_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(xy)/dy = x
-    return g * x
-
-
-def _div_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x/y)/dx = 1/y
-    return g / y
-
-
-def _div_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x/y)/dy = -x/y^2
-    return -g * x / (y * y)
-
-
-def _pow_da(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x^y)/dx = y x^(y-1), 0 at y == 0
-    return g * np.where(y == 0, 0, y * np.power(x, y - 1))
-
-
-def _pow_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x^y)/dy = x^y ln x, 0 at x == 0, y >= 0
-    return g * np.where((x == 0) & (np.asarray(y) >= 0), 0, out * np.log(x))
-
-
-def _sub_db(g: Any, x: Any, y: Any, out: Any) -> Any:  # d(x-y)/dy = -1
-    return -g
-
-
-# op symbol, Tensor's operator names, forward, d/da, d/db (None: the derivative is 1)
+# op symbol, Tensor's operator names, forward, d/da, d/db (None: the derivative is 1): the
+# registry's (micrograd/ops/binary.py); `binary` broadcasts, promotes and sums back
 ARITHMETIC = (
-    ("+", "__add__", "__radd__", np.add, None, None),
-    ("-", "__sub__", "__rsub__", np.subtract, None, _sub_db),
-    ("*", "__mul__", "__rmul__", np.multiply, _mul_da, _mul_db),
-    ("/", "__truediv__", "__rtruediv__", true_divide, _div_da, _div_db),
-    ("**", "__pow__", "__rpow__", raise_to_power, _pow_da, _pow_db),
+    _arithmetic("add"),
+    _arithmetic("sub"),
+    _arithmetic("mul"),
+    _arithmetic("truediv", true_divide),
+    _arithmetic("pow", raise_to_power),
 )
 
 

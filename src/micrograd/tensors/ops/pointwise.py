@@ -17,13 +17,13 @@ from micrograd.tensors.function import (
     Tensor,
     apply,
     binary,
-    define_binary,
     leaf,
     method,
     operand,
     unary,
 )
 from micrograd.tensors.ops import elementwise
+from micrograd.tensors.ops.selection import in_place_of
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -99,6 +99,7 @@ def power(x: Tensor, exponent: Any) -> Tensor:
 
 
 method("__pow__", "pow")(power)
+method("pow_")(in_place_of("pow_", power))
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
@@ -113,24 +114,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     return exponent.__rpow__(base)
 
 
-# --- two-input elementwise ---------------------------------------------------------------
-
-def _larger_share(g: Any, x: Any, y: Any, out: Any) -> Any:
-    """d max(x, y)/dx: 1 where x wins, 1/2 at ties (torch splits ties evenly), else 0."""
-    return g * ((x > y) + 0.5 * (x == y))
-
-
-def _smaller_share(g: Any, x: Any, y: Any, out: Any) -> Any:
-    return g * ((x < y) + 0.5 * (x == y))
-
-
-maximum = method("maximum")(define_binary(
-    "maximum", np.maximum, _larger_share, lambda g, x, y, out: _larger_share(g, y, x, out)))
-minimum = method("minimum")(define_binary(
-    "minimum", np.minimum, _smaller_share, lambda g, x, y, out: _smaller_share(g, y, x, out)))
-maximum.__doc__ = "max(x, y) elementwise with broadcasting (nan propagates), as torch.maximum."
-minimum.__doc__ = "min(x, y) elementwise with broadcasting (nan propagates), as torch.minimum."
-fmax, fmin = maximum, minimum
+# maximum and minimum are the op registry's two-input entries (micrograd/ops/binary.py)
 
 
 def _condition(condition: Any) -> np.ndarray:

@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.ops import OPS, Op, rule_at
+from micrograd.ops import BINARY, OPS, Op, binary_rule, rule_at
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import dtypes
-from micrograd.tensors.function import in_place, unary
+from micrograd.tensors.function import define_binary, in_place, unary
+from micrograd.tensors.ops import selection
 from micrograd.tensors.tensor import Tensor
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32, _F64, _INT64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 
 
 def _signature(entry: Op, first: str) -> inspect.Signature:
@@ -30,6 +31,47 @@ def _signature(entry: Op, first: str) -> inspect.Signature:
         [P(first, P.POSITIONAL_OR_KEYWORD)]
         + [P(name, P.POSITIONAL_OR_KEYWORD, default=default) for name, default in entry.params],
         return_annotation="Tensor")
+
+
+def binary_function(name: str) -> Callable[[Any, Any], Tensor]:
+    """The Tensor function of two-input registry op `name` (micrograd/ops/binary.py):
+    its forward and VJPs on arrays, on the kernel's broadcasting, promotion and summing
+    back (`define_binary`). `install` makes them methods (BINARY_FUNCTIONS); the
+    arithmetic operators are made in ops/elementwise.py."""
+    rule = binary_rule(name, ARRAYS)
+    function = define_binary(name, with_dtype_rule(name, rule.forward), rule.vjp_x, rule.vjp_y)
+    function.__doc__ = BINARY[name].doc
+    return function
+
+
+def with_dtype_rule(name: str, forward: Callable[[Any, Any], np.ndarray]
+                    ) -> Callable[[Any, Any], np.ndarray]:
+    """`forward` of two-input registry op `name` under its dtype rule, on operands already
+    promoted to one dtype: "promote" computes as numpy does; "float" gives two integer
+    operands torch's default float dtype (numpy: float64); "float only" refuses them."""
+    dtype_rule = BINARY[name].dtype
+    if dtype_rule == "promote":
+        return forward
+
+    def computed(x: Any, y: Any) -> np.ndarray:
+        if dtype_rule == "float only" and not any(_is_float(v) for v in (x, y)):
+            raise NotImplementedError(f"{name} is not implemented for integer tensors, as in "
+                                      f"torch; convert first, e.g. x.float()")
+        with np.errstate(all="ignore"):  # inf and nan as torch gives them, without warnings
+            out = forward(x, y)
+        if (dtypes.default.dtype is _F32 and out.dtype == _F64
+                and not any(_is_float(v) for v in (x, y))):
+            out = out.astype(_F32)
+        return out
+
+    computed.__name__ = computed.__qualname__ = name
+    return computed
+
+
+def _is_float(v: Any) -> bool:
+    """A float operand: a Python float or a float array (numpy's float64 for integers is
+    not torch's dtype, so only these keep their own)."""
+    return isinstance(v, float) or getattr(v, "dtype", _INT64).kind == "f"
 
 
 def function_of(entry: Op) -> Callable[..., Tensor]:
@@ -109,6 +151,12 @@ FUNCTIONS: dict[str, Callable[..., Tensor]] = {name: function_of(entry)
 """Every registry op as a Tensor function, by op name, in registry order."""
 
 
+BINARY_FUNCTIONS: dict[str, Callable[..., Tensor]] = {
+    name: binary_function(name) for name, entry in BINARY.items() if not entry.operators}
+"""The two-input registry ops Python has no operator for (maximum, atan2, ...), by name;
++ - * / ** are Tensor's operators (ops/elementwise.py)."""
+
+
 def methods() -> list[tuple[str, Callable[..., Any]]]:
     """(attribute name, function) for every registry op's Tensor methods, operators and
     in-place methods, in registry order: what `install` attaches."""
@@ -118,6 +166,11 @@ def methods() -> list[tuple[str, Callable[..., Any]]]:
         pairs += [(method, function) for method in entry.methods]
         if entry.torch.inplace:
             pairs.append((entry.torch.inplace, in_place_of(entry, function)))
+    for name, function in BINARY_FUNCTIONS.items():
+        spelled = BINARY[name].torch
+        pairs += [(method, function) for method in (spelled.method, *BINARY[name].aliases)]
+        if spelled.inplace:
+            pairs.append((spelled.inplace, selection.in_place_of(spelled.inplace, function)))
     return pairs
 
 
