@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, Union
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Union
 
 import numpy as np
 
@@ -89,6 +89,9 @@ class Tensor(TensorMethods):
     )
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(is_finite)  # the shared walker's anomaly check asks the node
+    # micrograd.autograd.gradcheck (torch.autograd.gradcheck) asks its inputs' class for
+    # the check; tensors/gradcheck.py builds on this module, so install() sets it
+    _gradcheck: ClassVar[Callable[..., bool]]
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None):
         if isinstance(data, Tensor):
