@@ -357,6 +357,7 @@ class Session:
         pid = f"cell-{unit}" if notebook else f"line-{unit}"
         what = f"run notebook cell {unit}" if notebook else f"run the statement at line {unit}"
         types, message = list(error.get("types", [])), str(error.get("message", ""))
+        line = error.get("line")
         if failure.get("timeout"):
             diagnosis = "notebook-cell-slow" if notebook else "statement-slow"
             detail = f"stopped after {float(failure.get('seconds', 0)):.0f} s"
@@ -366,13 +367,14 @@ class Session:
             diagnosis, detail = "load-recursion", message
         elif "MemoryError" in types:
             diagnosis, detail = "load-memory", message
-        elif "NameError" in types and self._annotation_line(error.get("line"), message):
+        elif "NameError" in types and self._annotation_line(line, message):
             diagnosis, detail = "annotation-name-error", message
-        else:
+        else:  # the statement the probe names, not where inside it (that is in `where`)
             diagnosis = "notebook-cell-raised" if notebook else "load-exception"
             detail = message
+            line = error.get("statement", line)
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
-                           line=_line(error.get("line")), where=_texts(error.get("where")))
+                           line=_line(line), where=_texts(error.get("where")))
 
     def _class_statement(self, info: dict[str, Any]) -> str | None:
         """'line 12': the `class NAME` statement just above the class's methods in the
