@@ -41,10 +41,16 @@ def _made(data: np.ndarray, requires_grad: bool, device: Any) -> Tensor:
 
 def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
            device: Any = None) -> Tensor:
-    """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
+    """A new tensor holding a copy of `data`. As torch.tensor infers it: Python floats
+    become the default dtype, ints int64, bools bool (torch.Tensor(data), the class, makes
+    them all the default float dtype)."""
     on_cpu(device)
     if isinstance(data, Tensor):
         torch_warnings.warn(torch_warnings.COPY_CONSTRUCT)
+    elif not isinstance(data, (np.ndarray, np.generic)):  # Python data: infer as torch does
+        data = np.asarray(data, dtype=dtype)  # (an array: Tensor(3) would be a 3-vector)
+        if dtype is None and data.dtype.kind == "f":
+            dtype = dtypes.default.dtype
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
@@ -142,7 +148,7 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
         data = ranges.arange(float(start), float(step), size, resolved)
     else:
         data = np.arange(start, end, step).astype(resolved)
-    return Tensor(data, requires_grad)
+    return Tensor(data, requires_grad=requires_grad)
 
 
 def _range_steps(steps: Any, name: str) -> int:

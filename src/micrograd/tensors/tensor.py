@@ -93,8 +93,15 @@ class Tensor(TensorMethods):
     # the check; tensors/gradcheck.py builds on this module, so install() sets it
     _gradcheck: ClassVar[Callable[..., bool]]
 
-    def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None):
-        if isinstance(data, Tensor):
+    def __init__(self, data: ArrayLike = (), *sizes: int, requires_grad: bool = False,
+                 dtype: Any = None):
+        if sizes or isinstance(data, Size):
+            # torch.Tensor(5, 3) or torch.Tensor(x.shape): a new tensor of that shape (torch's
+            # holds whatever was in memory; ours holds zeros). One int stays a number here:
+            # the engine wraps Python numbers with Tensor(n) (torch.Tensor(3) is a 3-vector)
+            shape = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
+            data = np.zeros(shape, dtype or dtypes.default.dtype)
+        elif isinstance(data, Tensor):
             data = data.numpy()
         python_data = not isinstance(data, (np.ndarray, np.generic))
         array = np.array(data, dtype=dtype)  # a copy, as torch.tensor makes
@@ -104,8 +111,9 @@ class Tensor(TensorMethods):
                 f"got {type(data).__name__} of dtype {array.dtype}"
             )
         default = dtypes.default.dtype
-        if dtype is None and python_data and array.dtype == dtypes.float64 != default:
-            array = array.astype(default)
+        if dtype is None and python_data and array.dtype != default and (
+                array.dtype.kind == "f" or isinstance(data, (list, tuple))):
+            array = array.astype(default)  # torch.Tensor([[1, 2]]) too: the default float
         self._array = array
         self._grad_array: np.ndarray | None = None
         self._grad_view: Tensor | None = None
