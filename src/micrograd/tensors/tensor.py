@@ -99,8 +99,8 @@ class Tensor(TensorMethods):
             # torch.Tensor(5, 3) or torch.Tensor(x.shape): a new tensor of that shape (torch's
             # holds whatever was in memory; ours holds zeros). One int stays a number here:
             # the engine wraps Python numbers with Tensor(n) (torch.Tensor(3) is a 3-vector)
-            shape = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
-            data = np.zeros(shape, dtype or dtypes.default.dtype)
+            shape: Any = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
+            data = np.zeros(shape, dtypes.default.dtype if dtype is None else np.dtype(dtype))
         elif isinstance(data, Tensor):
             data = data.numpy()
         python_data = not isinstance(data, (np.ndarray, np.generic))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def _input(value: Any, name: str) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (builtins.float, builtins.int, np.ndarray, list, tuple, np.generic)):
-        return factories.tensor(value)  # torch.tensor's dtype inference for Python data
+        return factories.tensor(cast(Any, value))  # torch.tensor's dtype inference for Python data
     raise TypeError(f"torch.{name}: expected a tensor as input, got {type(value).__name__}")
 
 
