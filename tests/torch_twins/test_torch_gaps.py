@@ -59,3 +59,49 @@ def test_python_numbers_in_ops_keep_torchs_dtypes():
 @pytest.mark.parametrize("data", [[1, 2], [True], [1.0, 2], 3, 2.5, True, [], [[1], [2]]])
 def test_the_tensor_factory_still_infers_as_torch_tensor_does(data):
     _same(mt.tensor(data), torch.tensor(data))
+
+
+# --- pairwise losses on a target of another shape -----------------------------------------
+
+BROADCAST_LOSSES = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"]
+
+
+@pytest.mark.parametrize("name", BROADCAST_LOSSES)
+@pytest.mark.parametrize("shapes", [((3,), (3, 1)), ((2, 3), (3,)), ((4, 1), (1, 5))])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_a_target_of_another_shape_warns_and_broadcasts_as_torch(name, shapes, reduction):
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=shapes[0]), rng.normal(size=shapes[1])
+    results = []
+    for lib in (mt, torch):
+        input = lib.tensor(x, requires_grad=True)
+        target = lib.tensor(y, requires_grad=True)
+        with pytest.warns(UserWarning) as caught:
+            loss = getattr(lib.nn.functional, name)(input, target, reduction=reduction)
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), input.grad.numpy(), target.grad.numpy(),
+                        [str(w.message) for w in caught]))
+    (ours, theirs) = results
+    assert ours[3] == theirs[3]  # torch's words
+    for a, b in zip(ours[:3], theirs[:3], strict=True):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", BROADCAST_LOSSES)
+def test_shapes_that_cannot_broadcast_still_fail(name):
+    function = getattr(mt.nn.functional, name)
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="cannot be broadcast"):
+        function(mt.zeros(3), mt.zeros(4))
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError):
+        getattr(torch.nn.functional, name)(torch.zeros(3), torch.zeros(4))
+
+
+@pytest.mark.parametrize("name", ["binary_cross_entropy", "binary_cross_entropy_with_logits"])
+def test_the_binary_cross_entropies_refuse_another_shape_in_torchs_words(name):
+    messages = []
+    for lib in (mt, torch):
+        with pytest.raises(ValueError) as raised:
+            getattr(lib.nn.functional, name)(lib.full((3,), 0.5), lib.full((3, 1), 0.5))
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]

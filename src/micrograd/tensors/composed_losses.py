@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from micrograd._validate import check_reduction, legacy_reduction
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.function import Tensor
 
 __all__ = [
@@ -64,7 +65,7 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: Any = None, reduce:
         raise ValueError(f"smooth_l1_loss does not support negative values for beta, got "
                          f"{beta}")
     target = _tensor(target, input)
-    _same_shape("smooth_l1_loss", input, target)
+    torch_warnings.target_size("smooth_l1_loss", input.shape, target.shape)
     d = input - target
     if beta == 0:
         return _reduce(d.abs(), reduction)
@@ -83,7 +84,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
         raise ValueError(f"huber_loss does not support non-positive values for delta, got "
                          f"{delta}")
     target = _tensor(target, input)
-    _same_shape("huber_loss", input, target)
+    torch_warnings.target_size("huber_loss", input.shape, target.shape)
     d = input - target
     small = np.abs(d._array) <= delta
     losses = _where_target(small, 0.5 * d * d) + _where_target(~small,
