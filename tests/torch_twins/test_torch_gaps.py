@@ -105,3 +105,34 @@ def test_the_binary_cross_entropies_refuse_another_shape_in_torchs_words(name):
             getattr(lib.nn.functional, name)(lib.full((3,), 0.5), lib.full((3, 1), 0.5))
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
+
+
+# --- a .grad set by hand on a non-leaf ------------------------------------------------------
+
+def _hand_set_story(lib, retain_after: bool):
+    x = lib.tensor([1.0, -2.0], requires_grad=True)
+    y = x * 3
+    y.grad = lib.tensor([10.0, 20.0])
+    if retain_after:
+        y.retain_grad()
+    (y * y).sum().backward(retain_graph=True)
+    first = (y.grad.numpy().copy(), x.grad.numpy().copy())
+    (y * y).sum().backward()  # a second pass: leaves (and a retained y) accumulate
+    return first, (y.grad.numpy(), x.grad.numpy())
+
+
+@pytest.mark.parametrize("retain_after", [False, True])
+def test_a_grad_set_by_hand_on_a_non_leaf_is_what_torch_keeps(retain_after):
+    ours, theirs = (_hand_set_story(lib, retain_after) for lib in (mt, torch))
+    for our_pass, their_pass in zip(ours, theirs, strict=True):
+        for a, b in zip(our_pass, their_pass, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_grad_set_by_hand_on_a_non_leaf_can_be_cleared():
+    for lib in (mt, torch):
+        y = lib.tensor([1.0], requires_grad=True) * 2
+        y.grad = lib.tensor([5.0])
+        y.grad = None
+        with pytest.warns(UserWarning, match="not a leaf"):
+            assert y.grad is None

@@ -24,6 +24,7 @@ refuses to use a value that was changed after an op recorded it.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Union
 
@@ -52,6 +53,22 @@ Dims = int | Sequence[int] | None
 # `_retained` of a tensor whose retain_grad() was not called (of one whose was: its kept
 # gradient, None before the first backward)
 NOT_RETAINED: Any = object()
+
+# Gradients set by hand (`y.grad = g`) on non-leaf tensors that do not retain theirs, by
+# id(y). torch shows such a gradient as y.grad and backward() neither adds into it nor
+# sends it on. `_grad_array` is the sum backward() accumulates into, so they wait here,
+# out of its way (a side table, not a slot: this is rare, and slots cost every tensor).
+_hand_set_grads: dict[int, np.ndarray] = {}
+
+
+def _set_by_hand(t: Tensor, array: np.ndarray | None) -> None:
+    key = id(t)
+    if array is None:
+        _hand_set_grads.pop(key, None)
+        return
+    if key not in _hand_set_grads:  # the entry goes with the tensor
+        weakref.finalize(t, _hand_set_grads.pop, key, None)
+    _hand_set_grads[key] = array
 
 
 def is_finite(grad: Any) -> bool:
@@ -165,9 +182,11 @@ class Tensor(TensorMethods):
             kept = self._retained
             if kept is not NOT_RETAINED:
                 array = kept
-            elif array is None:  # (not None: set by hand, or read inside a backward pass)
-                torch_warnings.warn(torch_warnings.NON_LEAF_GRAD)
-                return None
+            elif array is None:  # (not None: read inside a backward pass)
+                array = _hand_set_grads.get(id(self))
+                if array is None:
+                    torch_warnings.warn(torch_warnings.NON_LEAF_GRAD)
+                    return None
         if array is None:
             return None
         view = self._grad_view
@@ -182,6 +201,8 @@ class Tensor(TensorMethods):
             self._grad_array = None
             if retained:
                 self._retained = None
+            elif self._grad_fn is not None:
+                _set_by_hand(self, None)
             return
         if not isinstance(value, (Tensor, np.ndarray)):  # torch's check and words
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
@@ -201,6 +222,8 @@ class Tensor(TensorMethods):
                 "dtype")
         if retained:
             self._retained = array
+        elif self._grad_fn is not None:
+            _set_by_hand(self, array)
         else:
             self._grad_array = array
 
@@ -302,7 +325,7 @@ class Tensor(TensorMethods):
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is not None and not self.retains_grad:
-            self._retained = None
+            self._retained = _hand_set_grads.pop(id(self), None)  # y.grad = g first: kept
 
     @property
     def retains_grad(self) -> bool:
