@@ -17,9 +17,10 @@ from micrograd.autograd import (
 from micrograd.tensors.custom import Function
 from micrograd.tensors.gradients import grad
 from micrograd.torch import _facade
+from micrograd.torch.legacy import Variable
 
 __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "set_grad_enabled",
-           "Function", "grad", "gradcheck"]
+           "Function", "grad", "gradcheck", "Variable"]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
