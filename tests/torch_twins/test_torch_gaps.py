@@ -202,3 +202,21 @@ def test_variable_refuses_data_that_is_not_a_tensor_and_warns_of_volatile():
             lib.autograd.Variable(lib.zeros(1), volatile=True)
         messages.append((str(raised.value), [str(w.message) for w in caught]))
     assert messages[0] == messages[1]
+
+
+# --- the composed softplus losses at 0 (softplus'(0) = 1/2) -------------------------------
+
+@pytest.mark.parametrize("name, target", [
+    ("soft_margin_loss", [[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]]),
+    ("multilabel_soft_margin_loss", [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]),
+])
+@pytest.mark.parametrize("at", [0.0, 2.5])
+def test_softplus_losses_have_torchs_gradient_at_zero_too(name, target, at):
+    grads = []
+    for lib in (mt, torch):
+        x = lib.full((2, 3), at, dtype=lib.float64, requires_grad=True)
+        loss = getattr(lib.nn.functional, name)(x, lib.tensor(target, dtype=lib.float64))
+        loss.backward()
+        grads.append((loss.item(), x.grad.numpy()))
+    assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-14)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-14, atol=0)

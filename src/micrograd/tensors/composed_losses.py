@@ -45,8 +45,9 @@ def _same_shape(op: str, a: Tensor, b: Tensor) -> None:
 
 
 def _softplus(z: Tensor) -> Tensor:
-    """log(1 + e^z) without overflow: log1p(e^-|z|) + max(z, 0)."""
-    return (-z.abs()).exp().log1p() + z.relu()
+    """log(1 + e^z), the registry's op without torch's threshold (its gradient is sigmoid(z)
+    everywhere: composed of abs and relu, it was 0 at z = 0 instead of 1/2)."""
+    return z.softplus(1.0, math.inf)
 
 
 def _where_target(condition: np.ndarray, values: Tensor) -> Tensor:
