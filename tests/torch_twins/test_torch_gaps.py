@@ -220,3 +220,49 @@ def test_softplus_losses_have_torchs_gradient_at_zero_too(name, target, at):
         grads.append((loss.item(), x.grad.numpy()))
     assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-14)
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-14, atol=0)
+
+
+# --- factories' keywords --------------------------------------------------------------------
+
+FACTORIES = {"zeros": (2,), "ones": (2,), "empty": (2,), "full": ((2,), 1.0), "rand": (2,),
+             "randn": (2,), "arange": (3,), "linspace": (0, 1, 3), "logspace": (0, 1, 3),
+             "eye": (2,), "randint": (0, 3, (2,)), "randperm": (3,), "tensor": ([1.0],),
+             "zeros_like": (None,), "ones_like": (None,), "empty_like": (None,),
+             "full_like": (None, 2.0), "rand_like": (None,), "randn_like": (None,)}
+
+
+def _outcome(lib, name, **keywords):
+    args = tuple(lib.zeros(2) if a is None else a for a in FACTORIES[name])
+    try:
+        getattr(lib, name)(*args, **keywords)
+    except TypeError as error:
+        return "TypeError", str(error)
+    except RuntimeError as error:
+        return "RuntimeError", str(error)
+    return "made", ""
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_a_misspelt_keyword_is_a_type_error_naming_it(name):
+    (ours, our_text), (theirs, _) = (_outcome(lib, name, dtyp=1) for lib in (mt, torch))
+    assert ours == theirs == "TypeError" and "'dtyp'" in our_text
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+@pytest.mark.parametrize("keyword, value", [("pin_memory", False), ("layout", "strided"),
+                                            ("memory_format", "contiguous_format")])
+def test_torchs_memory_keywords_with_their_defaults_are_taken_where_torch_takes_them(
+        name, keyword, value):
+    outcomes = [_outcome(lib, name, **{keyword: getattr(lib, value) if isinstance(value, str)
+                                      else value})[0] for lib in (mt, torch)]
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name", ["zeros", "tensor", "rand_like"])
+def test_pin_memory_fails_as_on_torchs_cpu_build(name):
+    assert _outcome(mt, name, pin_memory=True) == _outcome(torch, name, pin_memory=True)
+
+
+def test_the_layout_and_memory_format_constants_print_as_torchs():
+    for name in ("strided", "contiguous_format", "preserve_format", "channels_last"):
+        assert repr(getattr(mt, name)) == repr(getattr(torch, name))
