@@ -137,6 +137,20 @@ def _matmul(x: str, w: str, out: str, *weight_mistakes: Mistake) -> tuple[Gradie
     return dx, dw
 
 
+def _broadcast_factor(a: str, b: str, out: str, product: str) -> Gradient:
+    """da of out = a * b (`product`, as the forward writes it) where a, one row, was
+    broadcast over the batch: (b * dout).sum(0, keepdim=True); its mistakes are the missing
+    sum and the factor's own value in place of the other's."""
+    d_out = "d" + out
+    return Gradient(a, (d_out,), lambda f, g: (f[b] * g[d_out]).sum(0, keepdims=True),
+                    f"d{a} = ({b} * {d_out}).sum(0, keepdim=True)",
+                    (_unsummed(f"{b} * {d_out} without the .sum(0, keepdim=True)",
+                               lambda f, g: f[b] * g[d_out]),
+                     Mistake("product-operand-swapped", f"{a} * {d_out}: the derivative of "
+                             f"{product} with respect to {a} is {b}",
+                             lambda f, g: (f[a] * g[d_out]).sum(0, keepdims=True))))
+
+
 def _branch(says: str, value: Rule) -> Mistake:
     return Mistake("branch-overwritten", says, value, line="assign")
 
@@ -234,14 +248,7 @@ GRADIENTS: tuple[Gradient, ...] = (
                       lambda f, g: (1.0 - f["hpreact"] ** 2) * g["dh"]),
               Mistake("upstream-not-multiplied", "1 - h**2: the local derivative alone, not "
                       "multiplied by dh", lambda f, g: 1.0 - f["h"] ** 2))),
-    Gradient("bngain", ("dhpreact",),
-             lambda f, g: (f["bnraw"] * g["dhpreact"]).sum(0, keepdims=True),
-             "dbngain = (bnraw * dhpreact).sum(0, keepdim=True)",
-             (_unsummed("bnraw * dhpreact without the .sum(0, keepdim=True)",
-                        lambda f, g: f["bnraw"] * g["dhpreact"]),
-              Mistake("product-operand-swapped", "bngain * dhpreact: the derivative of "
-                      "bngain * bnraw with respect to bngain is bnraw",
-                      lambda f, g: (f["bngain"] * g["dhpreact"]).sum(0, keepdims=True)))),
+    _broadcast_factor("bngain", "bnraw", "hpreact", "bngain * bnraw"),
     Gradient("bnbias", ("dhpreact",), lambda f, g: g["dhpreact"].sum(0, keepdims=True),
              "dbnbias = dhpreact.sum(0, keepdim=True)",
              (_unsummed("dhpreact without the .sum(0, keepdim=True): bnbias (1, 64) was "
@@ -251,14 +258,7 @@ GRADIENTS: tuple[Gradient, ...] = (
              (Mistake("product-operand-swapped", "bnraw * dhpreact: the derivative of "
                       "bngain * bnraw with respect to bnraw is bngain",
                       lambda f, g: f["bnraw"] * g["dhpreact"]),)),
-    Gradient("bnvar_inv", ("dbnraw",),
-             lambda f, g: (f["bndiff"] * g["dbnraw"]).sum(0, keepdims=True),
-             "dbnvar_inv = (bndiff * dbnraw).sum(0, keepdim=True)",
-             (_unsummed("bndiff * dbnraw without the .sum(0, keepdim=True)",
-                        lambda f, g: f["bndiff"] * g["dbnraw"]),
-              Mistake("product-operand-swapped", "bnvar_inv * dbnraw: the derivative of "
-                      "bndiff * bnvar_inv with respect to bnvar_inv is bndiff",
-                      lambda f, g: (f["bnvar_inv"] * g["dbnraw"]).sum(0, keepdims=True)))),
+    _broadcast_factor("bnvar_inv", "bndiff", "bnraw", "bndiff * bnvar_inv"),
     Gradient("bnvar", ("dbnvar_inv",),
              lambda f, g: -0.5 * f["bnvar_inv"] ** 3 * g["dbnvar_inv"],
              "dbnvar = (-0.5*(bnvar + 1e-5)**-1.5) * dbnvar_inv",
