@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from micrograd._validate import check_reduction, legacy_reduction
+from micrograd._validate import check_reduction, check_weight_size, legacy_reduction
 from micrograd.tensors import torch_warnings
 from micrograd.tensors.function import Tensor
 
@@ -92,9 +92,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
                                                                delta * (d.abs() - 0.5 * delta))
     if weight is not None:
         weight = _tensor(weight, input)
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError(f"Weights and input must have the same size: weight "
-                             f"{list(weight.shape)}, input {list(input.shape)}")
+        check_weight_size(weight.shape, input.shape)
         losses = losses * weight
     return _reduce(losses, reduction)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from micrograd._validate import check_reduction, legacy_reduction
+from micrograd._validate import check_reduction, check_weight_size, legacy_reduction
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import torch_warnings
 from micrograd.tensors.dtypes import promote
@@ -287,9 +287,7 @@ def _weighted(unweighted: Any, input: Tensor, target: Any, weight: Any, reductio
     loss; the mean divides by the sum of the weights."""
     weight = weight if isinstance(weight, Tensor) else Tensor(
         np.asarray(weight, dtype=input._array.dtype))
-    if tuple(weight.shape) != tuple(input.shape):
-        raise ValueError(f"Weights and input must have the same size: weight "
-                         f"{list(weight.shape)}, input {list(input.shape)}")
+    check_weight_size(weight.shape, input.shape)
     losses = unweighted(input, target, reduction="none") * weight
     if check_reduction(reduction) == "none":
         return losses
