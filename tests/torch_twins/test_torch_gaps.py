@@ -266,3 +266,15 @@ def test_pin_memory_fails_as_on_torchs_cpu_build(name):
 def test_the_layout_and_memory_format_constants_print_as_torchs():
     for name in ("strided", "contiguous_format", "preserve_format", "channels_last"):
         assert repr(getattr(mt, name)) == repr(getattr(torch, name))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+def test_a_weight_of_another_shape_is_refused_in_torchs_words_and_its_shapes(name):
+    messages = []
+    for lib in (mt, torch):
+        with pytest.raises(ValueError) as raised:
+            getattr(lib.nn.functional, name)(lib.zeros(2, 3), lib.zeros(2, 3),
+                                             weight=lib.ones(3))
+        messages.append(str(raised.value))
+    ours, theirs = messages
+    assert ours.startswith(theirs.rstrip(".")) and "weight [3], input [2, 3]" in ours
