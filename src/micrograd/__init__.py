@@ -45,11 +45,8 @@ _TORCH_PATHS = {
 
 def __getattr__(name: str) -> Any:
     if name in _TENSOR_NAMES:
-        import importlib
-
         import micrograd.tensors as tensors
 
-        importlib.import_module("micrograd.tensors.gradcheck")  # torch.autograd.gradcheck
         return getattr(tensors, name)
     if name in _SUBMODULES:
         import importlib

@@ -44,3 +44,11 @@ def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     warnings.warn(f"size_average and reduce args will be deprecated, please use "
                   f"reduction='{meant}' instead.", UserWarning, stacklevel=3)
     return meant
+
+
+def check_weight_size(weight_shape: Any, input_shape: Any) -> None:
+    """A loss's weight= must have the input's shape (mse_loss, l1_loss, huber_loss): torch's
+    error otherwise."""
+    if tuple(weight_shape) != tuple(input_shape):
+        raise ValueError(f"Weights and input must have the same size: weight "
+                         f"{list(weight_shape)}, input {list(input_shape)}")

@@ -647,6 +647,23 @@ def test_hostile_top_level_code_is_contained(tmp_path, prelude, diagnosis, line)
         assert (load.status, load.diagnosis, load.line) == ("error", diagnosis, line)
 
 
+def test_a_top_level_call_that_raises_inside_a_function_points_at_the_call(tmp_path):
+    """The probe names the statement (`line-N`, "run the statement at line N") and its fix
+    says to fix that statement, so its line is the call's; the line inside the function
+    that raised is in the traceback frames."""
+    engine = tmp_path / "demo.py"
+    source = (CORPUS / "correct.py").read_text() + (
+        "\n\ndef demo():\n    return plt.plot([1.0])\n\n\ndemo()\n")
+    engine.write_text(source)
+    lines = source.splitlines()
+    call, inside = lines.index("demo()") + 1, lines.index("    return plt.plot([1.0])") + 1
+    statement = check_engine(engine).by_id(f"line-{call}")
+    assert (statement.status, statement.diagnosis, statement.line) == (
+        "warn", "load-exception", call)
+    assert statement.detail == "NameError: name 'plt' is not defined"
+    assert f"line {inside} in demo: return plt.plot([1.0])" in statement.where
+
+
 def test_a_set_order_bug_gets_the_same_report_in_20_runs():
     """Issue 12.4: the sort expands a node twice only when the _prev set happens to be
     iterated in one of its two orders; graph probes run on many fresh graphs, so every run

@@ -534,9 +534,10 @@ def test_digits_demo_reaches_97_percent_with_a_fixed_seed(tmp_path, capsys):
 
 
 def test_digits_accuracy_is_computed_against_the_held_out_labels():
-    from micrograd.demos.tensor import confusion_matrix_text
+    from micrograd.demos.digits import confusion_matrix, format_confusion
 
-    text = confusion_matrix_text(np.array([0, 1, 1, 2]), np.array([0, 1, 2, 2]), classes=3)
+    text = format_confusion(confusion_matrix(np.array([0, 1, 1, 2]), np.array([0, 1, 2, 2]),
+                                             classes=3))
     rows = [line.split() for line in text.splitlines()[2:]]
     assert rows == [["0", "1", "0", "0"], ["1", "0", "1", "1"], ["2", "0", "0", "1"]]
 
@@ -546,7 +547,7 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
 
     Figure = require_module("matplotlib.figure").Figure
 
-    from micrograd.demos.tensor import _plot_misclassified
+    from micrograd.demos.digits import save_misclassified
 
     titles = []
     original = Figure.suptitle
@@ -554,9 +555,9 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
                         lambda fig, text, **kw: (titles.append(text), original(fig, text, **kw))[1])
     true = np.zeros(50, dtype=int)
     images = np.zeros((50, 8, 8))
-    _plot_misclassified(images, true, np.ones(50, dtype=int), str(tmp_path / "50.png"))
+    save_misclassified(images, true, np.ones(50, dtype=int), str(tmp_path / "50.png"))
     three_wrong = np.r_[np.ones(3, dtype=int), true[3:]]
-    _plot_misclassified(images, true, three_wrong, str(tmp_path / "3.png"))
+    save_misclassified(images, true, three_wrong, str(tmp_path / "3.png"))
     assert "(the first 40 of 50)" in titles[0]  # 50 wrong, 40 drawn
     assert "(3)" in titles[1]
 
@@ -564,15 +565,16 @@ def test_misclassified_picture_says_how_many_it_leaves_out(tmp_path, monkeypatch
 def test_demo_pictures_leave_the_callers_matplotlib_backend_alone(tmp_path):
     from conftest import require_module
 
-    from micrograd.demos.tensor import _plot_misclassified, _run_moons
+    from micrograd.demos.digits import save_misclassified
+    from micrograd.demos.tensor import _run_moons
 
     matplotlib = require_module("matplotlib")
     before = matplotlib.get_backend()
     matplotlib.use("svg")  # a notebook's inline backend, say: the demos must not switch it
     try:
         _run_moons(out=str(tmp_path), steps=1, seed=1337, verbose=False)
-        _plot_misclassified(np.zeros((2, 8, 8)), np.array([0, 1]), np.array([1, 1]),
-                            str(tmp_path / "digits.png"))
+        save_misclassified(np.zeros((2, 8, 8)), np.array([0, 1]), np.array([1, 1]),
+                           str(tmp_path / "digits.png"))
         assert matplotlib.get_backend() == "svg"
     finally:
         matplotlib.use(before)

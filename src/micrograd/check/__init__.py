@@ -15,11 +15,13 @@ Layout: `probes` (the probes as data, and the float reference), `tensor` (the Te
 probes and their numpy reference), `child` and `childlib` (the child's program and its
 helpers), `sandbox` (process, limits, channel, cleanup), `source` (reading the file),
 `verdicts` and `mlp` (judging reports), `report` (the result and its renderings),
-`diagnoses` (the named mistakes), `static` (source checks).
+`diagnoses` (the named mistakes), `static` (source checks), `run` (check_engine: the
+conversation with the child), `command` (run_check: the `micrograd check` command).
 """
 
 from __future__ import annotations
 
+from micrograd.check.command import run_check
 from micrograd.check.diagnoses import CATALOG, Diagnosis, explain
 from micrograd.check.probes import OPS, Probe
 from micrograd.check.report import (
@@ -30,7 +32,7 @@ from micrograd.check.report import (
     render_junit,
     render_text,
 )
-from micrograd.check.run import check_engine, parse_required_ops, run_check, split_target
+from micrograd.check.run import check_engine, parse_required_ops, split_target
 
 __all__ = ["CATALOG", "LIMITS", "OPS", "SCHEMA", "Diagnosis", "Probe", "ProbeResult", "Report",
            "check_engine", "explain", "parse_required_ops", "render_junit", "render_text",

@@ -165,9 +165,12 @@ class Child:
             message = "did not finish within the time limit (an endless loop?)"
         else:
             message = f"{type(error).__name__}: {safe_str(error)}"
+        # `line` is where it raised (innermost learner frame); `statement`, the top-level
+        # statement (or cell line) it raised from (outermost)
         return {"type": type(error).__name__,
                 "types": [t.__name__ for t in type(error).__mro__][:8],
-                "message": message[:MAX_TEXT], "line": line, "where": frames[-4:]}
+                "message": message[:MAX_TEXT], "line": line, "where": frames[-4:],
+                "statement": lines[0] if lines else line}
 
     # -- requests ----------------------------------------------------------------------
 

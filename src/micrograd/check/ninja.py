@@ -171,8 +171,8 @@ def _report(path: str, results: list[ProbeResult], started: float) -> Report:
 def run_ninja(path: str, as_json: bool = False, junit: str | None = None,
               timeout: float = TIMEOUT) -> int:
     """The `micrograd check --ninja` command: 0 if every gradient passed, else 1."""
+    from micrograd.check.command import report_and_exit_code
     from micrograd.check.ninja_report import render_ninja_text
-    from micrograd.check.run import report_and_exit_code
 
     return report_and_exit_code(lambda: check_ninja_file(path, timeout=timeout),
                                 render_ninja_text, as_json=as_json, junit=junit)

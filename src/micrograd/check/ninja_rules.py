@@ -120,6 +120,37 @@ def _unsummed(says: str, value: Rule) -> Mistake:
     return Mistake("unsummed-broadcast", says, value)
 
 
+def _matmul(x: str, w: str, out: str, *weight_mistakes: Mistake) -> tuple[Gradient, ...]:
+    """dx and dw of out = x @ w (dx = dout @ w.T, dw = x.T @ dout), each with its classic
+    mistakes: the right numbers transposed, and dx from the weight's gradient instead of
+    the weight; `weight_mistakes` are dw's own others."""
+    d_out, d_w = "d" + out, "d" + w
+    dx = Gradient(x, (d_out,), lambda f, g: g[d_out] @ f[w].T, f"d{x} = {d_out} @ {w}.T",
+                  (Mistake("matmul-grad-transposed", f"({d_out} @ {w}.T).T: the right numbers, "
+                           "transposed", lambda f, g: (g[d_out] @ f[w].T).T),
+                   Mistake("matmul-wrong-operand", f"{d_out} @ {d_w}.T: the gradient {d_w} "
+                           f"where the weight {w} belongs", lambda f, g: g[d_out] @ g[d_w].T)),
+                  extra=(d_w,))
+    dw = Gradient(w, (d_out,), lambda f, g: f[x].T @ g[d_out], f"{d_w} = {x}.T @ {d_out}",
+                  (Mistake("matmul-grad-transposed", f"{d_out}.T @ {x}: the right numbers, "
+                           "transposed", lambda f, g: g[d_out].T @ f[x]), *weight_mistakes))
+    return dx, dw
+
+
+def _broadcast_factor(a: str, b: str, out: str, product: str) -> Gradient:
+    """da of out = a * b (`product`, as the forward writes it) where a, one row, was
+    broadcast over the batch: (b * dout).sum(0, keepdim=True); its mistakes are the missing
+    sum and the factor's own value in place of the other's."""
+    d_out = "d" + out
+    return Gradient(a, (d_out,), lambda f, g: (f[b] * g[d_out]).sum(0, keepdims=True),
+                    f"d{a} = ({b} * {d_out}).sum(0, keepdim=True)",
+                    (_unsummed(f"{b} * {d_out} without the .sum(0, keepdim=True)",
+                               lambda f, g: f[b] * g[d_out]),
+                     Mistake("product-operand-swapped", f"{a} * {d_out}: the derivative of "
+                             f"{product} with respect to {a} is {b}",
+                             lambda f, g: (f[a] * g[d_out]).sum(0, keepdims=True))))
+
+
 def _branch(says: str, value: Rule) -> Mistake:
     return Mistake("branch-overwritten", says, value, line="assign")
 
@@ -202,19 +233,9 @@ GRADIENTS: tuple[Gradient, ...] = (
               Mistake("ce-sign", "(one_hot(Yb) - softmax(logits))/n: the sign is flipped",
                       lambda f, g: (f.label_one_hot() - f.softmax()) / f.n)),
              fused=True),
-    Gradient("h", ("dlogits",), lambda f, g: g["dlogits"] @ f["W2"].T,
-             "dh = dlogits @ W2.T",
-             (Mistake("matmul-grad-transposed", "(dlogits @ W2.T).T: the right numbers, "
-                      "transposed", lambda f, g: (g["dlogits"] @ f["W2"].T).T),
-              Mistake("matmul-wrong-operand", "dlogits @ dW2.T: the gradient dW2 where the "
-                      "weight W2 belongs", lambda f, g: g["dlogits"] @ g["dW2"].T)),
-             extra=("dW2",)),
-    Gradient("W2", ("dlogits",), lambda f, g: f["h"].T @ g["dlogits"],
-             "dW2 = h.T @ dlogits",
-             (Mistake("matmul-grad-transposed", "dlogits.T @ h: the right numbers, "
-                      "transposed", lambda f, g: g["dlogits"].T @ f["h"]),
-              Mistake("matmul-wrong-operand", "hpreact.T @ dlogits: the matmul's input is h "
-                      "(after tanh), not hpreact", lambda f, g: f["hpreact"].T @ g["dlogits"]))),
+    *_matmul("h", "W2", "logits",
+             Mistake("matmul-wrong-operand", "hpreact.T @ dlogits: the matmul's input is h "
+                     "(after tanh), not hpreact", lambda f, g: f["hpreact"].T @ g["dlogits"])),
     Gradient("b2", ("dlogits",), lambda f, g: g["dlogits"].sum(0), "db2 = dlogits.sum(0)",
              (_unsummed("dlogits without the .sum(0): b2 (27,) was broadcast across the "
                         "batch rows, so its gradient sums them", lambda f, g: g["dlogits"]),)),
@@ -227,14 +248,7 @@ GRADIENTS: tuple[Gradient, ...] = (
                       lambda f, g: (1.0 - f["hpreact"] ** 2) * g["dh"]),
               Mistake("upstream-not-multiplied", "1 - h**2: the local derivative alone, not "
                       "multiplied by dh", lambda f, g: 1.0 - f["h"] ** 2))),
-    Gradient("bngain", ("dhpreact",),
-             lambda f, g: (f["bnraw"] * g["dhpreact"]).sum(0, keepdims=True),
-             "dbngain = (bnraw * dhpreact).sum(0, keepdim=True)",
-             (_unsummed("bnraw * dhpreact without the .sum(0, keepdim=True)",
-                        lambda f, g: f["bnraw"] * g["dhpreact"]),
-              Mistake("product-operand-swapped", "bngain * dhpreact: the derivative of "
-                      "bngain * bnraw with respect to bngain is bnraw",
-                      lambda f, g: (f["bngain"] * g["dhpreact"]).sum(0, keepdims=True)))),
+    _broadcast_factor("bngain", "bnraw", "hpreact", "bngain * bnraw"),
     Gradient("bnbias", ("dhpreact",), lambda f, g: g["dhpreact"].sum(0, keepdims=True),
              "dbnbias = dhpreact.sum(0, keepdim=True)",
              (_unsummed("dhpreact without the .sum(0, keepdim=True): bnbias (1, 64) was "
@@ -244,14 +258,7 @@ GRADIENTS: tuple[Gradient, ...] = (
              (Mistake("product-operand-swapped", "bnraw * dhpreact: the derivative of "
                       "bngain * bnraw with respect to bnraw is bngain",
                       lambda f, g: f["bnraw"] * g["dhpreact"]),)),
-    Gradient("bnvar_inv", ("dbnraw",),
-             lambda f, g: (f["bndiff"] * g["dbnraw"]).sum(0, keepdims=True),
-             "dbnvar_inv = (bndiff * dbnraw).sum(0, keepdim=True)",
-             (_unsummed("bndiff * dbnraw without the .sum(0, keepdim=True)",
-                        lambda f, g: f["bndiff"] * g["dbnraw"]),
-              Mistake("product-operand-swapped", "bnvar_inv * dbnraw: the derivative of "
-                      "bndiff * bnvar_inv with respect to bnvar_inv is bndiff",
-                      lambda f, g: (f["bnvar_inv"] * g["dbnraw"]).sum(0, keepdims=True)))),
+    _broadcast_factor("bnvar_inv", "bndiff", "bnraw", "bndiff * bnvar_inv"),
     Gradient("bnvar", ("dbnvar_inv",),
              lambda f, g: -0.5 * f["bnvar_inv"] ** 3 * g["dbnvar_inv"],
              "dbnvar = (-0.5*(bnvar + 1e-5)**-1.5) * dbnvar_inv",
@@ -320,17 +327,7 @@ GRADIENTS: tuple[Gradient, ...] = (
               Mistake("bn-mean-term-missing", "the - dhpreact.sum(0) term (from the mean) "
                       "is missing", lambda f, g: _bn_fused(f, g["dhpreact"], mean_term=False))),
              fused=True),
-    Gradient("embcat", ("dhprebn",), lambda f, g: g["dhprebn"] @ f["W1"].T,
-             "dembcat = dhprebn @ W1.T",
-             (Mistake("matmul-grad-transposed", "(dhprebn @ W1.T).T: the right numbers, "
-                      "transposed", lambda f, g: (g["dhprebn"] @ f["W1"].T).T),
-              Mistake("matmul-wrong-operand", "dhprebn @ dW1.T: the gradient dW1 where the "
-                      "weight W1 belongs", lambda f, g: g["dhprebn"] @ g["dW1"].T)),
-             extra=("dW1",)),
-    Gradient("W1", ("dhprebn",), lambda f, g: f["embcat"].T @ g["dhprebn"],
-             "dW1 = embcat.T @ dhprebn",
-             (Mistake("matmul-grad-transposed", "dhprebn.T @ embcat: the right numbers, "
-                      "transposed", lambda f, g: g["dhprebn"].T @ f["embcat"]),)),
+    *_matmul("embcat", "W1", "hprebn"),
     Gradient("b1", ("dhprebn",), lambda f, g: g["dhprebn"].sum(0), "db1 = dhprebn.sum(0)",
              (_unsummed("dhprebn without the .sum(0): b1 was broadcast across the batch rows",
                         lambda f, g: g["dhprebn"]),)),

@@ -1,4 +1,5 @@
 """`check_engine`: read the file, start the child, ask it probe by probe, judge each report.
+(The `micrograd check` command around it -- printing, exit codes, signals -- is command.py.)
 
 The parent never imports the learner's code. It reads the file (as Python would), scans it
 with `ast`, copies it into a scratch folder, starts `child.py` there under hard limits, and
@@ -13,9 +14,8 @@ import math
 import re
 import signal
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,6 @@ MAX_TIMEOUTS = 2       # an engine that hangs would hang every probe: stop after
 SCAN_SHARE = 0.25      # of --timeout, for the parent's own source scan
 MOSTLY_MISSING = 0.8   # more MISSING probes than this share: the run can't be a PASS
 MIN_PASSED = 3         # nor with fewer passing probes than this
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: unwind (so the child and the scratch folder go), then exit 143."""
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -357,6 +353,7 @@ class Session:
         pid = f"cell-{unit}" if notebook else f"line-{unit}"
         what = f"run notebook cell {unit}" if notebook else f"run the statement at line {unit}"
         types, message = list(error.get("types", [])), str(error.get("message", ""))
+        line = error.get("line")
         if failure.get("timeout"):
             diagnosis = "notebook-cell-slow" if notebook else "statement-slow"
             detail = f"stopped after {float(failure.get('seconds', 0)):.0f} s"
@@ -366,13 +363,14 @@ class Session:
             diagnosis, detail = "load-recursion", message
         elif "MemoryError" in types:
             diagnosis, detail = "load-memory", message
-        elif "NameError" in types and self._annotation_line(error.get("line"), message):
+        elif "NameError" in types and self._annotation_line(line, message):
             diagnosis, detail = "annotation-name-error", message
-        else:
+        else:  # the statement the probe names, not where inside it (that is in `where`)
             diagnosis = "notebook-cell-raised" if notebook else "load-exception"
             detail = message
+            line = error.get("statement", line)
         return ProbeResult(pid, "load", "warn", what, diagnosis, detail=detail,
-                           line=_line(error.get("line")), where=_texts(error.get("where")))
+                           line=_line(line), where=_texts(error.get("where")))
 
     def _class_statement(self, info: dict[str, Any]) -> str | None:
         """'line 12': the `class NAME` statement just above the class's methods in the
@@ -647,71 +645,3 @@ def _labels_against_the_mlp_output(report: Report) -> None:
         labels.status, labels.diagnosis = "pass", None
         labels.detail = (f"0/1 labels, but your MLP's output layer is {output} "
                          "(nn-forward), which can reach them")
-
-
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise Terminated()
-
-
-class terminate_cleanly:
-    """While checking in the main thread, SIGTERM unwinds like Ctrl-C (cleanup runs)."""
-
-    def __enter__(self) -> terminate_cleanly:
-        self.previous = None
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGTERM, _on_sigterm)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGTERM, self.previous)
-
-
-def run_check(path: str, as_json: bool = False, junit: str | None = None,
-              timeout: float = 20.0, require: str | Sequence[str] | None = None,
-              strict: bool = False, api: dict[str, str | None] | None = None) -> int:
-    """The `micrograd check` command: print the report; 0 if no probe failed or errored, else 1.
-
-    Every probe of the engine that does not pass is a FAIL, except the lecture's own design
-    limits (LIMIT: recursion limit, stale intermediate grads, the tanh formula's overflow),
-    which fail only with `strict`. Warnings are notes about the
-    file, not the engine (a statement or notebook cell that raised or ran too long, an MLP
-    the checker could not compare); they and the ops the engine lacks (unless --require
-    names them) do not change the exit code. Ctrl-C: one line, exit 130; SIGTERM: 143.
-    """
-    from micrograd.check.report import render_text
-
-    return report_and_exit_code(
-        lambda: check_engine(path, timeout=timeout, require=require, api=api), render_text,
-        as_json=as_json, junit=junit, strict=strict)
-
-
-def report_and_exit_code(make_report: Callable[[], Report],
-                         render: Callable[..., str], *, as_json: bool, junit: str | None,
-                         strict: bool = False) -> int:
-    """Run a check, print its report (`render`ed, or JSON), write the JUnit file if asked,
-    and give the command's exit code: 0 if it passes, 1 if not; Ctrl-C: one line, 130;
-    SIGTERM: 143. Shared by `micrograd check` and `micrograd check --ninja`."""
-    import os
-    import sys
-
-    from micrograd.check.report import render_junit
-
-    try:
-        with terminate_cleanly():
-            report = make_report()
-    except KeyboardInterrupt:
-        print("micrograd check: interrupted; the checked file's processes were stopped",
-              file=sys.stderr)
-        return 130
-    except Terminated:
-        print("micrograd check: terminated; the checked file's processes were stopped",
-              file=sys.stderr)
-        return 143
-    if as_json:
-        print(report.to_json())
-    else:
-        print(render(report, colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
-    if junit:
-        Path(junit).write_text(render_junit(report, strict=strict), encoding="utf-8")
-    return 0 if report.passes(strict) else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,6 +61,22 @@ def training_steps(optimizer: Any, steps: int, step_loss: Callable[[int], Any],
         if schedule is not None:
             schedule.step()
         yield k, result
+
+
+@contextlib.contextmanager
+def blas_threads(n: int | None) -> Iterator[None]:
+    """numpy's BLAS limited to n threads inside the block (small matrices train faster on
+    one: no spinning workers); the caller's setting after it. None, or no threadpoolctl
+    installed: left as it is (only slower)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        n = None
+    if n is None:
+        yield
+        return
+    with threadpool_limits(limits=n, user_api="blas"):
+        yield
 
 
 def batches_forever(loader: Iterable[Any]) -> Iterator[Any]:

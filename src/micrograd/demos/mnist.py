@@ -11,23 +11,27 @@ downloaded once into the data cache with their SHA-256 checked (micrograd.datase
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-import micrograd.tensors as T
 from micrograd import datasets
 from micrograd._validate import check_positive_int
-from micrograd.autograd import no_grad
-from micrograd.demos.common import ProgressBar, batches_forever, training_steps
+from micrograd.demos import common
+from micrograd.demos.common import ProgressBar, training_steps
+from micrograd.demos.digits import (
+    confusion_matrix,
+    format_confusion,
+    minibatch_cross_entropy,
+    predict,
+    save_misclassified,
+)
 from micrograd.optim import Adam
-from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential
 
@@ -35,7 +39,6 @@ __all__ = ["MnistRun", "confusion_matrix", "format_confusion", "predict", "run_d
            "save_misclassified", "train_mnist"]
 
 SEED, EPOCHS, BATCH_SIZE, LEARNING_RATE, HIDDEN = 0, 8, 128, 1e-3, 128
-INSTALL_HINT = "pip install 'micrograd[demo]'"
 
 # Called after every step with (step, total steps, loss).
 StepCallback = Callable[[int, int, float], None]
@@ -72,7 +75,7 @@ def train_mnist(data: tuple[Any, Any, Any, Any] | None = None, data_dir: str | N
                        Linear(hidden, 10, dtype=np.float32, rng=rng))
     loader = DataLoader(TensorDataset(X_train.astype(np.float32), y_train),
                         batch_size=batch_size, shuffle=True, seed=seed)
-    with _blas_threads(blas_threads):
+    with common.blas_threads(blas_threads):
         return _train(model, Adam(model.parameters(), lr), loader, total, X_test, y_test,
                       on_step)
 
@@ -81,13 +84,7 @@ def _train(model: Sequential, optimizer: Adam, loader: DataLoader, total: int, X
            y_test: Any, on_step: StepCallback | None) -> MnistRun:
     losses: list[float] = []
     start = time.perf_counter()
-    batches = batches_forever(loader)
-
-    def step_loss(k: int) -> Any:
-        xb, yb = next(batches)
-        return F.cross_entropy(model(xb), yb)
-
-    for k, loss in training_steps(optimizer, total, step_loss):
+    for k, loss in training_steps(optimizer, total, minibatch_cross_entropy(model, loader)):
         losses.append(loss.item())
         if on_step is not None:
             on_step(k + 1, total, losses[-1])
@@ -95,60 +92,6 @@ def _train(model: Sequential, optimizer: Adam, loader: DataLoader, total: int, X
     predicted = predict(model, X_test)
     accuracy = float((predicted == y_test).mean()) if len(y_test) else math.nan
     return MnistRun(model, total, seconds, accuracy, predicted, y_test, X_test, losses)
-
-
-def predict(model: Sequential, X: Any, batch_size: int = 2000) -> Any:
-    """The most likely digit for each row of X, without building a graph."""
-    out = []
-    with no_grad():
-        for start in range(0, len(X), batch_size):
-            batch = T.tensor(np.asarray(X[start:start + batch_size], dtype=np.float32))
-            out.append(model(batch).argmax(dim=1).numpy())
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
-
-
-def confusion_matrix(true: Any, predicted: Any, classes: int = 10) -> Any:
-    """counts[t, p]: how many images of digit t were predicted as p."""
-    counts = np.zeros((classes, classes), dtype=np.int64)
-    np.add.at(counts, (np.asarray(true), np.asarray(predicted)), 1)
-    return counts
-
-
-def format_confusion(counts: Any) -> str:
-    """The confusion matrix as text; rows are the true digit, columns the predicted one."""
-    width = max(4, len(str(int(counts.max()))) + 1)
-    lines = ["confusion matrix (rows: true digit, columns: predicted)",
-             "    " + "".join(f"{c:>{width}}" for c in range(len(counts)))]
-    for c, row in enumerate(counts):
-        lines.append(f"  {c} " + "".join(f"{n:>{width}}" for n in row))
-    return "\n".join(lines)
-
-
-def save_misclassified(X: Any, true: Any, predicted: Any, path: str, limit: int = 40) -> str:
-    """A grid of (up to `limit`) misclassified 28x28 digits titled true->predicted; the path.
-    Needs matplotlib (ImportError with the install hint otherwise)."""
-    try:  # the object API, not pyplot: no global backend switch in the caller's session
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError(f"the picture of misclassified digits needs matplotlib: "
-                          f"{INSTALL_HINT}") from error
-    wrong = np.flatnonzero(np.asarray(true) != np.asarray(predicted))
-    shown = wrong[:limit]
-    columns = 10
-    rows = max(1, math.ceil(len(shown) / columns))
-    fig = Figure(figsize=(columns * 1.1, rows * 1.3 + 0.5))
-    axes = fig.subplots(rows, columns, squeeze=False)
-    for ax in axes.flat:
-        ax.axis("off")
-    for ax, i in zip(axes.flat, shown, strict=False):  # fewer mistakes than panels: some stay blank
-        ax.imshow(np.asarray(X[i]).reshape(28, 28), cmap="gray_r", interpolation="nearest")
-        ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
-    count = (f"{len(shown)}" if len(shown) == len(wrong)
-             else f"the first {len(shown)} of {len(wrong)}")
-    fig.suptitle(f"misclassified MNIST test digits ({count}): true→predicted", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    return path
 
 
 def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None,
@@ -179,23 +122,10 @@ def run_demo(out: str = "out", steps: int | None = None, seed: int | None = None
     os.makedirs(out, exist_ok=True)
     try:
         path = save_misclassified(run.X_test, run.y_test, run.predicted,
-                                  os.path.join(out, "mnist_misclassified.png"))
+                                  os.path.join(out, "mnist_misclassified.png"),
+                                  "MNIST test digits")
     except ImportError as error:
         print(f"(no picture: {error})")
     else:
         print(f"wrote {path}")
     return 0
-
-
-@contextlib.contextmanager
-def _blas_threads(n: int | None) -> Iterator[None]:
-    """numpy's BLAS limited to n threads inside the block; the caller's setting after it."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # only slower without it
-        n = None
-    if n is None:
-        yield
-        return
-    with threadpool_limits(limits=n, user_api="blas"):
-        yield

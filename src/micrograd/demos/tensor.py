@@ -13,13 +13,10 @@ demo via `from_scalar_mlp`, so both engines print the same losses.
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 import random
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -31,15 +28,21 @@ from micrograd.demos.common import (
     INSTALL_HINT,
     StepCallback,
     TrainingRun,
-    batches_forever,
+    blas_threads,
     check_steps,
     format_step,
     moons_plots,
     record,
     training_steps,
 )
+from micrograd.demos.digits import (
+    confusion_matrix,
+    format_confusion,
+    minibatch_cross_entropy,
+    predict,
+    save_misclassified,
+)
 from micrograd.optim import SGD, Adam, LinearDecay
-from micrograd.tensors import functional as F
 from micrograd.tensors.data import DataLoader, TensorDataset
 from micrograd.tensors.nn import Linear, ReLU, Sequential, from_scalar_mlp
 
@@ -76,7 +79,7 @@ def run_demo(name: str, out: str = "out", steps: int | None = None,
 def train_digits(out: str | None = "out", steps: int = DIGITS_STEPS, seed: int = DIGITS_SEED,
                  batch_size: int = 32, lr: float = 1e-3, verbose: bool = True) -> float:
     """Train the digits MLP; print the confusion matrix; return the held-out accuracy."""
-    with _one_blas_thread():
+    with blas_threads(1):
         return _train_digits(out, steps, seed, batch_size, lr, verbose)
 
 
@@ -100,69 +103,30 @@ def _train_digits(out: str | None, steps: int, seed: int, batch_size: int, lr: f
 
     start = time.perf_counter()
     progress = _progress(steps, "digits", verbose)
-    batches = batches_forever(loader)
-
-    def step_loss(k: int) -> Any:
-        xb, yb = next(batches)
-        return F.cross_entropy(model(xb), yb)
-
-    for k, loss in training_steps(optimizer, steps, step_loss):
+    for k, loss in training_steps(optimizer, steps, minibatch_cross_entropy(model, loader)):
         if (k + 1) % 50 == 0 or k + 1 == steps:
             progress.set_postfix(loss=f"{loss.item():.4f}")
         progress.update(1)
     progress.close()
     seconds = time.perf_counter() - start
 
-    with no_grad():
-        predicted = model(T.tensor(X_test)).argmax(dim=1).numpy()
+    predicted = predict(model, X_test)
     accuracy = float((predicted == y_test).mean())
     if verbose:
         print(f"digits: MLP 64-128-10, {steps} Adam steps of batch {batch_size} "
               f"in {seconds:.1f} s; test accuracy {accuracy * 100:.2f}% "
               f"({int((predicted == y_test).sum())}/{len(y_test)})")
-        print(confusion_matrix_text(y_test, predicted))
+        print(format_confusion(confusion_matrix(y_test, predicted)))
     if out is not None:
-        path = os.path.join(out, "digits_misclassified.png")
-        if _plot_misclassified(img_test, y_test, predicted, path) and verbose:
-            print(f"wrote {path}")
+        try:
+            path = save_misclassified(img_test, y_test, predicted,
+                                      os.path.join(out, "digits_misclassified.png"))
+        except ImportError as error:
+            print(f"(no picture: {error})")
+        else:
+            if verbose:
+                print(f"wrote {path}")
     return accuracy
-
-
-def confusion_matrix_text(true: np.ndarray, predicted: np.ndarray, classes: int = 10) -> str:
-    """Rows: the true digit; columns: the predicted one."""
-    counts = np.zeros((classes, classes), dtype=int)
-    np.add.at(counts, (true, predicted), 1)
-    lines = ["confusion matrix (rows: true digit, columns: predicted)",
-             "      " + " ".join(f"{c:>4}" for c in range(classes))]
-    for c in range(classes):
-        lines.append(f"  {c:>2}  " + " ".join(f"{n:>4}" for n in counts[c]))
-    return "\n".join(lines)
-
-
-def _plot_misclassified(images: np.ndarray, true: np.ndarray, predicted: np.ndarray,
-                        path: str) -> bool:
-    try:  # the object API, not pyplot: no global backend switch in the caller's session
-        from matplotlib.figure import Figure
-    except ImportError:
-        print(f"(no picture: matplotlib is missing; {INSTALL_HINT})")
-        return False
-    all_wrong = np.flatnonzero(true != predicted)
-    wrong = all_wrong[:40]  # a readable page; the title says when there are more
-    columns = 10
-    rows = max(1, math.ceil(len(wrong) / columns))
-    fig = Figure(figsize=(columns * 1.1, rows * 1.3 + 0.4))
-    axes = fig.subplots(rows, columns, squeeze=False)
-    for ax in axes.flat:
-        ax.axis("off")
-    for ax, i in zip(axes.flat, wrong, strict=False):  # the grid may have spare cells
-        ax.imshow(images[i], cmap="gray_r", interpolation="nearest")
-        ax.set_title(f"{true[i]}→{predicted[i]}", fontsize=9, color="crimson")
-    shown = (f"{len(wrong)}" if len(wrong) == len(all_wrong)
-             else f"the first {len(wrong)} of {len(all_wrong)}")
-    fig.suptitle(f"misclassified test digits ({shown}): true→predicted", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    return True
 
 
 # --- moons -----------------------------------------------------------------------------
@@ -232,19 +196,6 @@ def _run_moons(out: str | None, steps: int, seed: int, verbose: bool = True) -> 
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """Small matrices train faster on one BLAS thread (no spinning workers); the caller's
-    setting comes back afterwards."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # only slower without it
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
 
 class _NoProgress:
     def update(self, n: int) -> None:

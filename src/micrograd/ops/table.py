@@ -81,8 +81,7 @@ def _softplus(m: Any, beta: float = 1.0, threshold: float = 20.0) -> Rule:
     as max(bx, 0) + log1p(e^-|bx|), which never overflows; d/dx = sigmoid(beta x)."""
     def forward(x: Any) -> Any:
         bx = beta * x
-        smooth = (m.maximum(bx, 0.0) + m.log1p(m.exp(-m.abs(bx)))) / beta
-        return m.where(bx > threshold, x, smooth)
+        return m.where(bx > threshold, x, _stable_softplus(m, bx) / beta)
 
     def vjp(g: Any, x: Any, out: Any) -> Any:
         bx = beta * x

@@ -36,6 +36,8 @@ from micrograd.tensors.dtypes import (
 from micrograd.tensors.factories import (
     arange,
     bernoulli,
+    channels_last,
+    contiguous_format,
     default_generator,
     empty,
     empty_like,
@@ -51,6 +53,7 @@ from micrograd.tensors.factories import (
     normal,
     ones,
     ones_like,
+    preserve_format,
     rand,
     rand_like,
     randint,
@@ -59,6 +62,7 @@ from micrograd.tensors.factories import (
     randperm,
     seed,
     set_rng_state,
+    strided,
     tensor,
     zeros,
     zeros_like,
@@ -129,6 +133,10 @@ __all__ = [
     "eye",
     "linspace",
     "logspace",
+    "strided",
+    "contiguous_format",
+    "preserve_format",
+    "channels_last",
     *(name for name in (*FUNCTIONS, *DTYPES) if not hasattr(builtins, name)),
 ]
 

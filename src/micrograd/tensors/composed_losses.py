@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from micrograd._validate import check_reduction, legacy_reduction
+from micrograd._validate import check_reduction, check_weight_size, legacy_reduction
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.function import Tensor
 
 __all__ = [
@@ -44,8 +45,9 @@ def _same_shape(op: str, a: Tensor, b: Tensor) -> None:
 
 
 def _softplus(z: Tensor) -> Tensor:
-    """log(1 + e^z) without overflow: log1p(e^-|z|) + max(z, 0)."""
-    return (-z.abs()).exp().log1p() + z.relu()
+    """log(1 + e^z), the registry's op without torch's threshold (its gradient is sigmoid(z)
+    everywhere: composed of abs and relu, it was 0 at z = 0 instead of 1/2)."""
+    return z.softplus(1.0, math.inf)
 
 
 def _where_target(condition: np.ndarray, values: Tensor) -> Tensor:
@@ -64,7 +66,7 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: Any = None, reduce:
         raise ValueError(f"smooth_l1_loss does not support negative values for beta, got "
                          f"{beta}")
     target = _tensor(target, input)
-    _same_shape("smooth_l1_loss", input, target)
+    torch_warnings.target_size("smooth_l1_loss", input.shape, target.shape)
     d = input - target
     if beta == 0:
         return _reduce(d.abs(), reduction)
@@ -83,16 +85,14 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
         raise ValueError(f"huber_loss does not support non-positive values for delta, got "
                          f"{delta}")
     target = _tensor(target, input)
-    _same_shape("huber_loss", input, target)
+    torch_warnings.target_size("huber_loss", input.shape, target.shape)
     d = input - target
     small = np.abs(d._array) <= delta
     losses = _where_target(small, 0.5 * d * d) + _where_target(~small,
                                                                delta * (d.abs() - 0.5 * delta))
     if weight is not None:
         weight = _tensor(weight, input)
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError(f"Weights and input must have the same size: weight "
-                             f"{list(weight.shape)}, input {list(input.shape)}")
+        check_weight_size(weight.shape, input.shape)
         losses = losses * weight
     return _reduce(losses, reduction)
 

@@ -251,8 +251,18 @@ def legacy_type_name(array_dtype: np.dtype) -> str:
     return f"torch.{_LEGACY_NAMES[name]}"
 
 
+def legacy_type_names() -> dict[str, str]:
+    """{"float32": "torch.FloatTensor", ...}: each dtype's legacy tensor type, where numpy
+    has the dtype (bfloat16 needs ml_dtypes)."""
+    return {name: f"torch.{legacy}" for name, legacy in _LEGACY_NAMES.items()
+            if _BY_NAME[name]._numpy is not None}
+
+
 def from_legacy_type_name(dtype: Any) -> Any:
-    """A dtype given to t.type(): a dtype as is, or a name such as "torch.DoubleTensor"."""
+    """A dtype given to t.type(): a dtype as is, or a legacy type such as torch.DoubleTensor
+    or its name, "torch.DoubleTensor"."""
+    if isinstance(dtype, type) and f"torch.{dtype.__name__}" in _FROM_LEGACY:
+        dtype = f"torch.{dtype.__name__}"  # the class itself (micrograd.torch.legacy)
     if isinstance(dtype, str) and dtype in _FROM_LEGACY:
         return torch_dtype(_FROM_LEGACY[dtype])
     if isinstance(dtype, str) and dtype.startswith("torch."):

@@ -8,9 +8,10 @@ generator (`manual_seed`) or the `generator=` given.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -20,6 +21,62 @@ from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops.shape import shape_arg
 from micrograd.tensors.random import Generator
 from micrograd.tensors.tensor import ArrayLike, Tensor
+from micrograd.tensors.unsupported import unsupported_argument
+
+
+class TorchConstant:
+    """torch.strided, torch.contiguous_format, ...: a named constant, printed as torch's."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = TorchConstant("strided")  # torch.layout: dense, the only layout here
+contiguous_format = TorchConstant("contiguous_format")  # torch.memory_format
+preserve_format = TorchConstant("preserve_format")
+channels_last = TorchConstant("channels_last")
+
+# torch's memory keywords of the factories, and the values that describe what every tensor
+# here is anyway (dense, in ordinary CPU memory, in C order)
+_MEMORY_DEFAULTS = {"layout": (None, strided), "pin_memory": (None, False),
+                    "memory_format": (None, contiguous_format, preserve_format)}
+_PIN_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+               "allocator is available on this system.")  # torch's words on a CPU-only build
+
+_Factory = TypeVar("_Factory", bound=Callable[..., Tensor])
+
+
+def _torch_keywords(*accepted: str) -> Callable[[_Factory], _Factory]:
+    """Let a factory take the memory keywords torch's takes (`accepted`, among layout=,
+    pin_memory= and memory_format=): their defaults are accepted, pin_memory=True fails as
+    on torch's CPU build, any other value is refused as a torch argument micrograd cannot
+    honour. Any other keyword, misspelt or not torch's, gets Python's "unexpected keyword
+    argument", as from torch."""
+
+    def decorate(factory: _Factory) -> _Factory:
+        @functools.wraps(factory)
+        def with_torch_keywords(*args: Any, **kwargs: Any) -> Tensor:
+            for keyword in accepted:
+                value = kwargs.pop(keyword, None)
+                if any(value is default for default in _MEMORY_DEFAULTS[keyword]):
+                    continue
+                if keyword == "pin_memory" and value is True:
+                    raise RuntimeError(_PIN_MEMORY)
+                raise unsupported_argument(f"torch.{factory.__name__}", f"{keyword}={value!r}")
+            return factory(*args, **kwargs)
+
+        return cast(_Factory, with_torch_keywords)
+
+    return decorate
+
+
+_factory_keywords = _torch_keywords("layout", "pin_memory")  # torch.zeros, torch.rand, ...
+_like_keywords = _torch_keywords("layout", "pin_memory", "memory_format")  # torch.empty, *_like
 
 
 def _size(shape: tuple, size: Any) -> tuple:
@@ -39,25 +96,35 @@ def _made(data: np.ndarray, requires_grad: bool, device: Any) -> Tensor:
     return Tensor(data, requires_grad=requires_grad)
 
 
+@_torch_keywords("pin_memory")
 def tensor(data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
            device: Any = None) -> Tensor:
-    """A new tensor holding a copy of `data` (Python floats become the default dtype)."""
+    """A new tensor holding a copy of `data`. As torch.tensor infers it: Python floats
+    become the default dtype, ints int64, bools bool (torch.Tensor(data), the class, makes
+    them all the default float dtype)."""
     on_cpu(device)
     if isinstance(data, Tensor):
         torch_warnings.warn(torch_warnings.COPY_CONSTRUCT)
+    elif not isinstance(data, (np.ndarray, np.generic)):  # Python data: infer as torch does
+        data = np.asarray(data, dtype=dtype)  # (an array: Tensor(3) would be a 3-vector)
+        if dtype is None and data.dtype.kind == "f":
+            dtype = dtypes.default.dtype
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
+@_factory_keywords
 def zeros(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
           requires_grad: bool = False, device: Any = None) -> Tensor:
     return _made(np.zeros(_size(shape, size), dtype=_float_dtype(dtype)), requires_grad, device)
 
 
+@_factory_keywords
 def ones(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
          requires_grad: bool = False, device: Any = None) -> Tensor:
     return _made(np.ones(_size(shape, size), dtype=_float_dtype(dtype)), requires_grad, device)
 
 
+@_like_keywords
 def empty(*shape: int | Sequence[int], size: Any = None, dtype: Any = None,
           requires_grad: bool = False, device: Any = None) -> Tensor:
     """A new tensor (zero-filled here: uninitialised memory would make runs differ)."""
@@ -73,6 +140,7 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
     return dtypes.default.dtype
 
 
+@_factory_keywords
 def full(size: Sequence[int] | int, fill_value: Any, dtype: Any = None,
          requires_grad: bool = False, device: Any = None) -> Tensor:
     """A tensor of `size` filled with `fill_value` (an int gives int64, a float the
@@ -83,6 +151,7 @@ def full(size: Sequence[int] | int, fill_value: Any, dtype: Any = None,
     return _made(np.full(shape, value, dtype=resolved), requires_grad, device)
 
 
+@_factory_keywords
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
     """The n x m identity matrix (m = n by default)."""
@@ -93,21 +162,25 @@ def _like(t: Tensor, dtype: Any) -> np.dtype:
     return t._array.dtype if dtype is None else np.dtype(dtype)
 
 
+@_like_keywords
 def zeros_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
     return _made(np.zeros(t.shape, dtype=_like(t, dtype)), requires_grad, device)
 
 
+@_like_keywords
 def ones_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
     return _made(np.ones(t.shape, dtype=_like(t, dtype)), requires_grad, device)
 
 
+@_like_keywords
 def empty_like(t: Tensor, dtype: Any = None, requires_grad: bool = False,
                device: Any = None) -> Tensor:
     return zeros_like(t, dtype, requires_grad, device)
 
 
+@_like_keywords
 def full_like(t: Tensor, fill_value: Any, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Tensor:
     return _made(np.full(t.shape, fill_value, dtype=_like(t, dtype)), requires_grad, device)
@@ -117,6 +190,7 @@ def _number(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+@_factory_keywords
 def arange(start: float, end: float | None = None, step: float = 1, dtype: Any = None,
            requires_grad: bool = False, device: Any = None) -> Tensor:
     """start, start + step, ... below end (arange(n): 0 .. n-1); integers give int64, any
@@ -142,7 +216,7 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: Any =
         data = ranges.arange(float(start), float(step), size, resolved)
     else:
         data = np.arange(start, end, step).astype(resolved)
-    return Tensor(data, requires_grad)
+    return Tensor(data, requires_grad=requires_grad)
 
 
 def _range_steps(steps: Any, name: str) -> int:
@@ -166,6 +240,7 @@ def _linspace_array(start: float, end: float, steps: int, dtype: np.dtype) -> np
     return values.astype(dtype)
 
 
+@_factory_keywords
 def linspace(start: float, end: float, steps: int, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """`steps` evenly spaced values from start to end, both included; torch's values bit for
@@ -173,6 +248,7 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None,
     return _made(_linspace_array(start, end, steps, _float_dtype(dtype)), requires_grad, device)
 
 
+@_factory_keywords
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """base ** linspace(start, end, steps); torch's values bit for bit in float32 and
@@ -192,6 +268,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: An
 
 # --- random factories: torch's streams ---------------------------------------------------
 
+@_factory_keywords
 def rand(*shape: int | Sequence[int], size: Any = None, generator: Generator | None = None,
          dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Uniform samples in [0, 1): torch.rand's numbers for the same seed."""
@@ -199,6 +276,7 @@ def rand(*shape: int | Sequence[int], size: Any = None, generator: Generator | N
     return _made(data, requires_grad, device)
 
 
+@_factory_keywords
 def randn(*shape: int | Sequence[int], size: Any = None, generator: Generator | None = None,
           dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Tensor:
     """Standard normal samples: torch.randn's numbers for the same seed."""
@@ -206,18 +284,21 @@ def randn(*shape: int | Sequence[int], size: Any = None, generator: Generator | 
     return _made(data, requires_grad, device)
 
 
+@_like_keywords
 def rand_like(t: Tensor, generator: Generator | None = None, dtype: Any = None,
               requires_grad: bool = False, device: Any = None) -> Tensor:
     return rand(t.shape, generator=generator, dtype=_like(t, dtype),
                 requires_grad=requires_grad, device=device)
 
 
+@_like_keywords
 def randn_like(t: Tensor, generator: Generator | None = None, dtype: Any = None,
                requires_grad: bool = False, device: Any = None) -> Tensor:
     return randn(t.shape, generator=generator, dtype=_like(t, dtype),
                  requires_grad=requires_grad, device=device)
 
 
+@_factory_keywords
 def randint(*args: Any, size: Any = None, generator: Generator | None = None,
             dtype: Any = None, requires_grad: bool = False, device: Any = None,
             low: int | None = None, high: int | None = None) -> Tensor:
@@ -238,6 +319,7 @@ def randint(*args: Any, size: Any = None, generator: Generator | None = None,
     return _made(data, requires_grad, device)
 
 
+@_factory_keywords
 def randperm(n: int, generator: Generator | None = None, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1: torch.randperm's for the same seed."""

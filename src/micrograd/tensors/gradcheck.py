@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from micrograd import autograd
 from micrograd.autograd import no_grad
 from micrograd.gradcheck import GradcheckError
 from micrograd.tensors.tensor import Tensor, kept_gradients
@@ -80,7 +79,3 @@ def _gradients(out: Tensor, seed: np.ndarray, inputs: list, checked: list) -> di
     return {i: np.zeros_like(inputs[i]._array) if g is None else np.array(g)
             for i, g in grads.items()}
 
-
-# `torch.autograd.gradcheck` for a ported script (`import micrograd as torch`): autograd is
-# below the Tensor engine and must not import it, so the engine's gradcheck registers itself.
-autograd.gradcheck = gradcheck

@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from micrograd._validate import check_reduction, legacy_reduction
+from micrograd._validate import check_reduction, check_weight_size, legacy_reduction
 from micrograd.ops.arrays import ARRAYS
+from micrograd.tensors import torch_warnings
 from micrograd.tensors.dtypes import promote
 from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.size import Size
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
@@ -254,14 +256,26 @@ def nll_loss(input: Tensor, target: Any, weight: Any = None, size_average: Any =
                        reduction, 0.0, from_logits=False)
 
 
+# torch's errors for a target of another shape; the other pairwise losses warn and
+# broadcast (torch_warnings.target_size)
+_SHAPE_ERRORS = {
+    "binary_cross_entropy": "Using a target size ({target}) that is different to the input "
+                            "size ({input}) is deprecated. Please ensure they have the same "
+                            "size.",
+    "binary_cross_entropy_with_logits": "Target size ({target}) must be the same as input "
+                                        "size ({input})",
+}
+
+
 def _pair(input: Tensor, target: Any, op: str) -> tuple[Tensor, np.ndarray, np.ndarray]:
-    """target as a Tensor, and both arrays, checked to have one shape and promoted."""
+    """target as a Tensor, and both arrays, promoted; of one shape where torch requires it,
+    else broadcast against each other with torch's warning."""
     if not isinstance(target, Tensor):
         target = Tensor(np.asarray(target, dtype=input._array.dtype))
     X, Y = input._array, target._array
-    if X.shape != Y.shape:
-        raise ValueError(f"{op}: input shape {X.shape} and target shape {Y.shape} must be "
-                         "equal")
+    if X.shape != Y.shape and op in _SHAPE_ERRORS:
+        raise ValueError(_SHAPE_ERRORS[op].format(target=Size(Y.shape), input=Size(X.shape)))
+    torch_warnings.target_size(op, X.shape, Y.shape)
     if X.dtype != Y.dtype:  # PyTorch's promotion: an int64 target keeps a float32 loss
         X, Y = promote(X, Y, op)
     return target, X, Y
@@ -273,9 +287,7 @@ def _weighted(unweighted: Any, input: Tensor, target: Any, weight: Any, reductio
     loss; the mean divides by the sum of the weights."""
     weight = weight if isinstance(weight, Tensor) else Tensor(
         np.asarray(weight, dtype=input._array.dtype))
-    if tuple(weight.shape) != tuple(input.shape):
-        raise ValueError(f"Weights and input must have the same size: weight "
-                         f"{list(weight.shape)}, input {list(input.shape)}")
+    check_weight_size(weight.shape, input.shape)
     losses = unweighted(input, target, reduction="none") * weight
     if check_reduction(reduction) == "none":
         return losses

@@ -24,8 +24,9 @@ refuses to use a value that was changed after an op recorded it.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, Union
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Union
 
 import numpy as np
 
@@ -52,6 +53,22 @@ Dims = int | Sequence[int] | None
 # `_retained` of a tensor whose retain_grad() was not called (of one whose was: its kept
 # gradient, None before the first backward)
 NOT_RETAINED: Any = object()
+
+# Gradients set by hand (`y.grad = g`) on non-leaf tensors that do not retain theirs, by
+# id(y). torch shows such a gradient as y.grad and backward() neither adds into it nor
+# sends it on. `_grad_array` is the sum backward() accumulates into, so they wait here,
+# out of its way (a side table, not a slot: this is rare, and slots cost every tensor).
+_hand_set_grads: dict[int, np.ndarray] = {}
+
+
+def _set_by_hand(t: Tensor, array: np.ndarray | None) -> None:
+    key = id(t)
+    if array is None:
+        _hand_set_grads.pop(key, None)
+        return
+    if key not in _hand_set_grads:  # the entry goes with the tensor
+        weakref.finalize(t, _hand_set_grads.pop, key, None)
+    _hand_set_grads[key] = array
 
 
 def is_finite(grad: Any) -> bool:
@@ -89,9 +106,19 @@ class Tensor(TensorMethods):
     )
     __array_ufunc__ = None  # ndarray + Tensor: numpy steps aside, Tensor.__radd__ runs
     _is_finite = staticmethod(is_finite)  # the shared walker's anomaly check asks the node
+    # micrograd.autograd.gradcheck (torch.autograd.gradcheck) asks its inputs' class for
+    # the check; tensors/gradcheck.py builds on this module, so install() sets it
+    _gradcheck: ClassVar[Callable[..., bool]]
 
-    def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None):
-        if isinstance(data, Tensor):
+    def __init__(self, data: ArrayLike = (), *sizes: int, requires_grad: bool = False,
+                 dtype: Any = None):
+        if sizes or isinstance(data, Size):
+            # torch.Tensor(5, 3) or torch.Tensor(x.shape): a new tensor of that shape (torch's
+            # holds whatever was in memory; ours holds zeros). One int stays a number here:
+            # the engine wraps Python numbers with Tensor(n) (torch.Tensor(3) is a 3-vector)
+            shape: Any = (*data, *sizes) if isinstance(data, Size) else (data, *sizes)
+            data = np.zeros(shape, dtypes.default.dtype if dtype is None else np.dtype(dtype))
+        elif isinstance(data, Tensor):
             data = data.numpy()
         python_data = not isinstance(data, (np.ndarray, np.generic))
         array = np.array(data, dtype=dtype)  # a copy, as torch.tensor makes
@@ -101,8 +128,9 @@ class Tensor(TensorMethods):
                 f"got {type(data).__name__} of dtype {array.dtype}"
             )
         default = dtypes.default.dtype
-        if dtype is None and python_data and array.dtype == dtypes.float64 != default:
-            array = array.astype(default)
+        if dtype is None and python_data and array.dtype != default and (
+                array.dtype.kind == "f" or isinstance(data, (list, tuple))):
+            array = array.astype(default)  # torch.Tensor([[1, 2]]) too: the default float
         self._array = array
         self._grad_array: np.ndarray | None = None
         self._grad_view: Tensor | None = None
@@ -154,9 +182,11 @@ class Tensor(TensorMethods):
             kept = self._retained
             if kept is not NOT_RETAINED:
                 array = kept
-            elif array is None:  # (not None: set by hand, or read inside a backward pass)
-                torch_warnings.warn(torch_warnings.NON_LEAF_GRAD)
-                return None
+            elif array is None:  # (not None: read inside a backward pass)
+                array = _hand_set_grads.get(id(self))
+                if array is None:
+                    torch_warnings.warn(torch_warnings.NON_LEAF_GRAD)
+                    return None
         if array is None:
             return None
         view = self._grad_view
@@ -171,6 +201,8 @@ class Tensor(TensorMethods):
             self._grad_array = None
             if retained:
                 self._retained = None
+            elif self._grad_fn is not None:
+                _set_by_hand(self, None)
             return
         if not isinstance(value, (Tensor, np.ndarray)):  # torch's check and words
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
@@ -190,6 +222,8 @@ class Tensor(TensorMethods):
                 "dtype")
         if retained:
             self._retained = array
+        elif self._grad_fn is not None:
+            _set_by_hand(self, array)
         else:
             self._grad_array = array
 
@@ -291,7 +325,7 @@ class Tensor(TensorMethods):
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is not None and not self.retains_grad:
-            self._retained = None
+            self._retained = _hand_set_grads.pop(id(self), None)  # y.grad = g first: kept
 
     @property
     def retains_grad(self) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 
 from micrograd.ops import BINARY, OPS
+from micrograd.tensors import factories
 from micrograd.tensors.compat import on_cpu
 from micrograd.tensors.ops import layout, linalg, pointwise, selection, shape
 from micrograd.tensors.tensor import Tensor, leaf
@@ -54,7 +55,7 @@ def _input(value: Any, name: str) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (builtins.float, builtins.int, np.ndarray, list, tuple, np.generic)):
-        return Tensor(cast(Any, value))  # Python data keeps the default-dtype rule
+        return factories.tensor(cast(Any, value))  # torch.tensor's dtype inference for Python data
     raise TypeError(f"torch.{name}: expected a tensor as input, got {type(value).__name__}")
 
 

@@ -12,6 +12,10 @@ import os
 import sys
 import warnings
 
+import numpy as np
+
+from micrograd.tensors.size import Size
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../micrograd
 
 COPY_CONSTRUCT = (
@@ -31,6 +35,22 @@ NON_LEAF_GRAD = (
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+def target_size(op: str, input_shape: tuple, target_shape: tuple) -> None:
+    """mse_loss, l1_loss, smooth_l1_loss, huber_loss: a target of another shape broadcasts
+    against the input (torch warns, then computes), unless the shapes can't broadcast."""
+    if tuple(input_shape) == tuple(target_shape):
+        return
+    warn(f"Using a target size ({Size(target_shape)}) that is different to the input size "
+         f"({Size(input_shape)}). This will likely lead to incorrect results due to "
+         "broadcasting. Please ensure they have the same size.")
+    try:
+        np.broadcast_shapes(tuple(input_shape), tuple(target_shape))
+    except ValueError:
+        raise ValueError(f"{op}: input shape {tuple(input_shape)} and target shape "
+                         f"{tuple(target_shape)} cannot be broadcast together (each trailing "
+                         "dimension must be equal or 1)") from None
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:

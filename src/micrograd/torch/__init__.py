@@ -37,13 +37,15 @@ from micrograd.torch import (
 from micrograd.torch.amp import autocast
 from micrograd.torch.autograd import set_grad_enabled
 from micrograd.torch.devices import get_default_device, set_default_device
+from micrograd.torch.legacy import LEGACY_TYPES as _LEGACY_TYPES
 from micrograd.torch.serialization import load, save
 
 __all__ = ["Tensor", "nn", "optim", "utils", "autograd", "cuda", "save", "load", "no_grad",
            "enable_grad", "is_grad_enabled", "set_grad_enabled", "from_numpy", "as_tensor",
            "is_tensor", "is_floating_point", "Size", "inference_mode",
            "load_ipython_extension", "supported_names", "accelerator", "amp", "autocast",
-           "backends", "distributed", "set_default_device", "get_default_device"]
+           "backends", "distributed", "set_default_device", "get_default_device",
+           *_LEGACY_TYPES]  # torch.FloatTensor, torch.LongTensor, ... (legacy.py)
 
 
 def is_floating_point(input: Tensor) -> bool:
@@ -98,7 +100,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     stop_recording(ipython)
 
 
-__getattr__ = _facade.module_getattr(__name__, [_dtype, _from_tensors])
+__getattr__ = _facade.module_getattr(__name__, [_dtype, _LEGACY_TYPES.__getitem__, _from_tensors])
 
 
 def __dir__() -> list[str]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from micrograd.autograd import (
     _decorated,
     detect_anomaly,
     enable_grad,
+    gradcheck,
     is_grad_enabled,
     no_grad,
     set_grad_mode,
@@ -16,26 +17,13 @@ from micrograd.autograd import (
 from micrograd.tensors.custom import Function
 from micrograd.tensors.gradients import grad
 from micrograd.torch import _facade
+from micrograd.torch.legacy import Variable
 
 __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "set_grad_enabled",
-           "Function", "grad", "gradcheck"]
+           "Function", "grad", "gradcheck", "Variable"]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, **ignored: Any) -> bool:
-    """Compare func's analytic gradients with central differences (float64 inputs)."""
-    from micrograd.tensors.gradcheck import gradcheck as check
-
-    listed: Sequence[Any] = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
-    try:
-        return check(func, list(listed), eps=eps, atol=atol, rtol=rtol)
-    except AssertionError:
-        if raise_exception:
-            raise
-        return False
 
 
 class set_grad_enabled:
