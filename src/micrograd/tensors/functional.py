@@ -294,8 +294,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if not training or p == 0:
         return input
     X = input._array
-    mask = streams.dropout_mask(X.shape, p, X.dtype if X.dtype.kind == "f" else np.float32)
-    return unary(input, X * mask, "dropout", lambda g: g * mask)
+    kept, scale = streams.dropout_keep(X.shape, p, X.dtype if X.dtype.kind == "f"
+                                       else np.float32)
+    out = np.multiply(X, kept, dtype=scale.dtype)
+    out *= scale
+
+    def vjp(g: np.ndarray) -> np.ndarray:
+        dx = g * kept
+        dx *= scale
+        return dx
+
+    return unary(input, out, "dropout", vjp)
 
 
 # --- lookups and encodings -----------------------------------------------------------------

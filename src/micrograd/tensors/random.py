@@ -18,6 +18,7 @@ import math
 import os
 import platform
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,8 @@ from micrograd.tensors._float_emulation import c_float_function, fma, libm, log_
 
 __all__ = [
     "DEFAULT_SEED", "Generator", "bernoulli", "bernoulli_", "default_generator",
-    "dropout_mask", "exponential_", "get_rng_state", "initial_seed", "manual_seed",
+    "dropout_keep", "dropout_mask", "exponential_", "get_rng_state", "initial_seed",
+    "manual_seed",
     "multinomial", "normal_", "rand", "randint", "randn", "randperm", "seed",
     "set_rng_state", "uniform_",
 ]
@@ -526,6 +528,17 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
         return np.zeros(dims, dtype=resolved)
     keep = bernoulli_(np.empty(dims, dtype=resolved), 1.0 - p, generator)
     return keep / resolved.type(1.0 - p)
+
+
+def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
+                 generator: Generator | None = None) -> tuple[np.ndarray, Any]:
+    """dropout_mask's draws as (kept, scale): a bool array, 1 byte an element where the
+    mask takes 4 or 8 (a training step keeps every mask until backward), and the scale
+    1/(1-p) as a scalar of `dtype` (0 for p = 1). x * kept * scale is x * dropout_mask
+    bit for bit: the mask's kept elements are that same scalar."""
+    mask = dropout_mask(shape, p, dtype, generator)
+    scale = mask.dtype.type(0 if p == 1 else 1) / mask.dtype.type(1.0 - p if p < 1 else 1)
+    return mask != 0, scale
 
 
 def exponential_(array: np.ndarray, lambd: float = 1.0,
