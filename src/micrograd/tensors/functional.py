@@ -144,13 +144,17 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 _zero_arrays: dict[tuple, np.ndarray] = {}
+_MAX_CACHED_ZEROS = 4 * 1024 * 1024  # bytes
 
 
 def _zeros_shaped(a: np.ndarray) -> np.ndarray:
-    """A read-only array of zeros shaped like `a`, kept for reuse.
+    """A read-only array of zeros shaped like `a`, kept for reuse (up to 4 MiB; a 0-d
+    zero, broadcast, for bigger `a`).
 
     np.maximum(a, 0) runs numpy's slow scalar loop (~87 us on 1,797 x 128 float32);
     np.maximum(a, zeros) runs the vectorized one (~30 us)."""
+    if a.nbytes > _MAX_CACHED_ZEROS:  # a full-size GPT's 100 MB: not kept for a few ms
+        return np.zeros((), a.dtype)
     key = (a.shape, a.dtype)
     zeros = _zero_arrays.get(key)
     if zeros is None:

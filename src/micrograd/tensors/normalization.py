@@ -72,7 +72,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     axes = tuple(range(X.ndim - len(shape), X.ndim))
     n = int(np.prod(shape))
     mean = X.mean(axis=axes, keepdims=True)
-    xhat = X - mean  # kept for backward; centred now, normalised in place below
+    xhat = X - mean  # centred now, normalised in place below
     out = np.square(xhat)  # a scratch buffer first, then the output
     var = out.mean(axis=axes, keepdims=True)
     rstd = 1 / np.sqrt(var + eps)
@@ -84,12 +84,15 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         np.multiply(xhat, w, out=out)
     if bias is not None:
         out += bias._array
-    batch_axes = tuple(range(X.ndim - len(shape)))
+    del xhat  # backward recomputes it from x (kept by the graph), as torch: two passes
+    batch_axes = tuple(range(X.ndim - len(shape)))  # instead of an array of x's size
 
     def backward(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
+        xhat = X - mean  # the forward's numbers exactly
+        xhat *= rstd
         if input._requires_grad:
             accumulate(input, _stats_backward(g, xhat, rstd, w, axes, n, weight, bias,
                                               batch_axes))
