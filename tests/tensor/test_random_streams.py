@@ -263,6 +263,17 @@ def test_dropout_mask_reproduces_torch_dropout(p):
     assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
 
 
+@pytest.mark.parametrize("p", [0.0, 1e-9, 0.2, 1 / 3, 0.5, 0.9, 1 - 1e-12, 1.0])
+def test_dropout_keep_draws_torchs_mask_and_leaves_torchs_state(p):
+    torch.manual_seed(99)
+    mr.manual_seed(99)
+    expected = torch.nn.functional.dropout(torch.ones(3, 50, 7, dtype=torch.float64), p)
+    kept, scale = mr.dropout_keep((3, 50, 7), p, np.float64)
+    assert kept.dtype == np.bool_
+    assert_same(kept * scale, expected, f"dropout_keep p={p}")
+    assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("p", [0.1, 0.5, 1.0])
 def test_dropout_node_gives_torchs_output_and_gradient_bit_for_bit(p, dtype):
