@@ -6,13 +6,17 @@ their gradients, the backward's temporaries). glibc's malloc hands memory of mor
 the operating system, and trims the top of its heap once 128 KiB (twice the threshold)
 is free there; the next step then page-faults all of it in again. Measured on nanoGPT's
 char model (W9 of docs/benchmarks.md): ~4,100 page faults and ~9 ms of kernel time a step,
-about 12% of the step; PyTorch, whose own allocator keeps more, ~1,800 and ~5 ms.
+about 12% of the step (PyTorch's step: ~1,800 and ~5 ms).
 
 So the first time a tensor op multiplies matrices (where micrograd.tensors.threads starts
-its policy), micrograd asks glibc (`mallopt`) to serve blocks of up to MMAP_THRESHOLD from
-its heap and to keep up to TRIM_THRESHOLD of free memory at the heap's top. Peak memory
-does not grow (a freed block is reused, not added); what changes is that up to
+its policy), micrograd asks glibc (`mallopt`) to serve every block from its heap (no
+separate mappings, which would go back to the system when freed) and to keep up to
+TRIM_THRESHOLD of free memory at the heap's top. Peak memory does not grow (a freed block
+is reused, not added: measured on the GPT lecture's model); what changes is that up to
 TRIM_THRESHOLD stays with the process after a step instead of going back to the system.
+A size cap on heap blocks alone (glibc allows 32 MiB at most) was not enough: at the
+lecture's published size the 100 MB arrays of the feed-forward layers still page-faulted
+in every step (~2 s of kernel time a 20 s step).
 
 Off when the user chose: any of glibc's MALLOC_*_ tuning variables in the environment, or
 MICROGRAD_MALLOC=default; and off where the C library is not glibc.
@@ -23,9 +27,8 @@ from __future__ import annotations
 import ctypes
 import os
 
-MMAP_THRESHOLD = 32 * 1024 * 1024  # glibc's largest (DEFAULT_MMAP_THRESHOLD_MAX, 64-bit)
-TRIM_THRESHOLD = 256 * 1024 * 1024
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+TRIM_THRESHOLD = 1024 * 1024 * 1024
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # glibc's malloc.h
 _USER_SETTINGS = ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_",
                   "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX")
 
@@ -53,7 +56,6 @@ def keep_freed_memory() -> bool:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    # mallopt returns 1 on success; the trim threshold first: setting either one turns off
-    # glibc's own moving threshold, which the second then replaces
-    return bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-                and mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    # mallopt returns 1 on success. Without mappings glibc still maps a block when its heap
+    # cannot grow (its own fallback), so a huge array is never refused for this.
+    return bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) and mallopt(_M_MMAP_MAX, 0))
