@@ -518,16 +518,8 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     """The scaled mask of `torch.nn.functional.dropout(x, p, training=True)` on CPU:
     output = x * mask. Bernoulli(1 - p) draws divided by (1 - p); p = 0 and p = 1
     draw nothing, as in torch."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    resolved = _float_dtype(dtype)
-    dims = _shape(shape)
-    if p == 0:
-        return np.ones(dims, dtype=resolved)
-    if p == 1:
-        return np.zeros(dims, dtype=resolved)
-    keep = bernoulli_(np.empty(dims, dtype=resolved), 1.0 - p, generator)
-    return keep / resolved.type(1.0 - p)
+    kept, scale = dropout_keep(shape, p, dtype, generator)
+    return np.multiply(kept, scale, dtype=scale.dtype)
 
 
 def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
