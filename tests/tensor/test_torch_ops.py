@@ -206,7 +206,7 @@ def test_split_gradients_accumulate_over_two_backward_passes_as_torch():
         first = t.grad.numpy().copy()
         out.backward()
         grads.append((first, t.grad.numpy().copy()))
-    for theirs, ours in zip(grads[0], grads[1]):
+    for theirs, ours in zip(grads[0], grads[1], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
