@@ -4,7 +4,9 @@ one thread and on all of them (interleaved), and what switching the thread count
     python -m benchmarks.blas_threads [--json] [--quick]
 
 The peak is what W7-W10's achieved FLOP/s are compared with; the per-size table is where
-micrograd's thread policy (micrograd.tensors.threads) takes its threshold from.
+micrograd's thread policy (micrograd.tensors.threads) takes its threshold from, and the
+last two numbers are what the policy itself costs: a switch through the setter it calls,
+and its size check on every product.
 """
 
 from __future__ import annotations
@@ -81,10 +83,45 @@ def measure(quick: bool = False) -> dict:
     for i in range(switches):
         _set(controllers, 1 + (i & 1) * (default - 1))
     switch_s = (time.perf_counter() - t0) / switches
+    raw_switch_s, check_s = _policy_costs(switches, default)
     _set(controllers, default)
     return {"default_threads": default, "sgemm_peak_flops": peak, "sizes": rows,
-            "switch_s": switch_s, "cores": os.cpu_count(),
+            "switch_s": switch_s, "raw_switch_s": raw_switch_s, "policy_check_s": check_s,
+            "cores": os.cpu_count(),
             "load": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+
+
+def _policy_costs(switches: int, default: int) -> tuple[float | None, float]:
+    """What micrograd's thread policy adds: one switch through the setter it calls
+    (OpenBLAS's own; None without one), and its size check on a small product
+    (micrograd.tensors.threads.matmul against np.matmul, 32x4x16). CPU time of this
+    thread (time.thread_time): on a shared machine wall time mostly measures the others."""
+    from micrograd.tensors import threads
+
+    setters = threads._blas_setters()
+    raw_switch_s = None
+    if setters:
+        t0 = time.thread_time()
+        for i in range(switches):
+            n = 1 + (i & 1) * (default - 1)
+            for set_, _ in setters:
+                set_(n)
+        raw_switch_s = (time.thread_time() - t0) / switches
+    a = np.ones((32, 4), np.float32)
+    b = np.ones((4, 16), np.float32)
+    threads.matmul(a, b)  # starts the policy (BLAS on one thread from here)
+
+    def per_call(f: object) -> float:
+        samples = []
+        for _ in range(5):
+            t0 = time.thread_time()
+            for _ in range(5000):
+                f(a, b)  # type: ignore[operator]
+            samples.append((time.thread_time() - t0) / 5000)
+        return median(samples)
+
+    check_s = median([per_call(threads.matmul) - per_call(np.matmul) for _ in range(3)])
+    return raw_switch_s, max(check_s, 0.0)
 
 
 def main() -> None:
@@ -96,8 +133,12 @@ def main() -> None:
     if args.json:
         emit(result)
         return
+    raw = result["raw_switch_s"]
     print(f"single-thread sgemm peak: {result['sgemm_peak_flops'] / 1e9:.1f} GFLOP/s; "
-          f"switching threads: {result['switch_s'] * 1e6:.2f} µs; load {result['load']}")
+          f"switching threads: {result['switch_s'] * 1e6:.2f} µs through threadpoolctl, "
+          f"{'-' if raw is None else f'{raw * 1e6:.2f}'} µs through the policy's setter; "
+          f"the policy's size check: {result['policy_check_s'] * 1e6:.2f} µs a product; "
+          f"load {result['load']}")
     print(f"{'m x k x n':>18} {'1 thread':>12} {str(result['default_threads']) + ' threads':>12}"
           f" {'ratio':>7}")
     for r in result["sizes"]:

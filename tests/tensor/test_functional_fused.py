@@ -31,6 +31,9 @@ FUSED = {
     "layer_norm 3-d, no affine": ([(2, 3, 5)], lambda f, m, x: f.layer_norm(x, [5])),
     "layer_norm over 2 dims": ([(2, 3, 5), (3, 5), (3, 5)],
                                lambda f, m, x, w, b: f.layer_norm(x, (3, 5), w, b, 1e-3)),
+    "layer_norm, weight only": ([(3, 4, 6), (6,)], lambda f, m, x, w: f.layer_norm(x, (6,), w)),
+    "layer_norm of a constant input": ([(6,), (6,)], lambda f, m, w, b: f.layer_norm(
+        m.linspace(-2, 3, 24, dtype=w.dtype).reshape(4, 6), (6,), w, b)),
     "batch_norm train 2-d": ([(8, 4), (4,), (4,)], lambda f, m, x, w, b: f.batch_norm(
         x, m.zeros(4, dtype=x.dtype), m.ones(4, dtype=x.dtype), w, b, training=True)),
     "batch_norm train 3-d": ([(5, 3, 4), (3,), (3,)], lambda f, m, x, w, b: f.batch_norm(

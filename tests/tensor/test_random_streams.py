@@ -263,6 +263,39 @@ def test_dropout_mask_reproduces_torch_dropout(p):
     assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
 
 
+@pytest.mark.parametrize("p", [0.0, 1e-9, 0.2, 1 / 3, 0.5, 0.9, 1 - 1e-12, 1.0])
+def test_dropout_keep_draws_torchs_mask_and_leaves_torchs_state(p):
+    torch.manual_seed(99)
+    mr.manual_seed(99)
+    expected = torch.nn.functional.dropout(torch.ones(3, 50, 7, dtype=torch.float64), p)
+    kept, scale = mr.dropout_keep((3, 50, 7), p, np.float64)
+    assert kept.dtype == np.bool_
+    assert_same(kept * scale, expected, f"dropout_keep p={p}")
+    assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [0.1, 0.5, 1.0])
+def test_dropout_node_gives_torchs_output_and_gradient_bit_for_bit(p, dtype):
+    """F.dropout keeps its mask as bools and a scale (1 byte an element, not 4 or 8);
+    output and input gradient must still be torch's exactly, for the same seed."""
+    from micrograd.tensors import Tensor
+    from micrograd.tensors import functional as F
+
+    x = np.linspace(-2, 2, 6 * 65, dtype=dtype).reshape(6, 65)
+    g = np.cos(np.arange(x.size, dtype=dtype)).reshape(x.shape)
+    torch.manual_seed(7)
+    mr.manual_seed(7)
+    theirs = torch.from_numpy(x.copy()).requires_grad_()
+    expected = torch.nn.functional.dropout(theirs, p, training=True)
+    expected.backward(torch.from_numpy(g))
+    ours = Tensor(x.copy(), requires_grad=True)
+    out = F.dropout(ours, p, training=True)
+    out.backward(Tensor(g))
+    assert_same(out.numpy(), expected.detach(), f"dropout p={p}")
+    assert_same(ours.grad.numpy(), theirs.grad, f"dropout gradient p={p}")
+
+
 # -- multinomial ----------------------------------------------------------------------
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("ours_dtype,torch_dtype", DTYPES, ids=DTYPE_IDS)

@@ -340,6 +340,15 @@ def test_linear_relu_matches_torch(dtype, batch, with_bias):
     twin(arrays, lambda *a: torch.relu(torch.nn.functional.linear(*a)), F.linear_relu, dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_relu_with_an_output_too_big_for_the_zeros_cache_matches_torch(dtype):
+    # over 4 MiB the relu compares with a broadcast 0-d zero instead of a cached array
+    rng = np.random.default_rng(10)
+    arrays = [make_array(rng, (3000, 4), dtype), make_array(rng, (400, 4), dtype),
+              make_array(rng, (400,), dtype)]
+    twin(arrays, lambda *a: torch.relu(torch.nn.functional.linear(*a)), F.linear_relu, dtype)
+
+
 def test_sequential_fuses_linear_relu_with_the_unfused_numbers():
     from micrograd.tensors import nn
 

@@ -151,6 +151,13 @@ OPS = {
     "split": ([(5, 3)], (-2, 2), lambda m, x: m.split(x, 2)[2]),
     "split sizes": ([(5, 3)], (-2, 2), lambda m, x: x.split([1, 4], dim=0)[1] * 2),
     "chunk": ([(3, 5)], (-2, 2), lambda m, x: m.cat(m.chunk(x, 2, dim=1)[::-1], dim=1)),
+    # nanoGPT's q, k, v = c_attn(x).split(...): all pieces used, their gradients meet
+    "split, every piece of a non-leaf": ([(3, 6)], (-2, 2), lambda m, x: m.cat(
+        [p * (i + 2) for i, p in enumerate((x * 1).split(2, dim=1))], dim=0)),
+    "split of a leaf used elsewhere too": ([(3, 6)], (-2, 2), lambda m, x: m.cat(
+        [p.exp() for p in x.split([1, 3, 2], dim=1)], dim=1) * x),
+    "split, a piece used twice": ([(4, 3)], (-2, 2), lambda m, x: (lambda a, b: m.cat(
+        [a, b, a * b], dim=0))(*(x + 0).split(2))),
     "unbind": ([A], (-2, 2), lambda m, x: m.unbind(x, 1)[2]),
     "contiguous": ([A], (-2, 2), lambda m, x: x.t().contiguous() * 1),
     # selection
@@ -186,6 +193,21 @@ def test_op_matches_torch(name, dtype):
     shapes, low_high, fn = OPS[name]
     arrays = _inputs(np.random.default_rng(len(name)), shapes, low_high, dtype)
     twin(arrays, lambda *t: fn(torch, *t), lambda *t: fn(T, *t), dtype)
+
+
+def test_split_gradients_accumulate_over_two_backward_passes_as_torch():
+    x = np.linspace(-1, 1, 12).reshape(2, 6)
+    grads = []
+    for m in (torch, T):
+        t = m.tensor(x, requires_grad=True)
+        q, k, v = t.split(2, dim=1)
+        out = (q * 2 + k * 3 + v * 5).sum() + (t * t).sum()
+        out.backward(retain_graph=True)
+        first = t.grad.numpy().copy()
+        out.backward()
+        grads.append((first, t.grad.numpy().copy()))
+    for theirs, ours in zip(grads[0], grads[1], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
 def test_tuple_results_are_named_as_torch():

@@ -6,8 +6,8 @@
 Composed of ops, one head of the GPT lecture is seven nodes (transpose, matmul, mul,
 masked_fill, softmax, dropout, matmul); the five between the matmuls each keep a (B, T, T)
 array until the graph goes, and dropout its mask, a sixth. Fused, the node keeps the one
-array it needs, P (and the mask), and writes the scores, the causal mask, the softmax and
-the backward's temporaries in place:
+array it needs, P (and the dropout mask, as bools), and writes the scores, the causal
+mask, the softmax and the backward's temporaries in place:
 
     dV = dropout(P)^T g,   dP = (g V^T) * dropout mask,
     dscores = P * (dP - sum_j dP P)   (softmax's VJP),
@@ -39,6 +39,13 @@ def _future(L: int, S: int) -> np.ndarray:
         mask = _causal_masks[(L, S)] = np.triu(np.ones((L, S), dtype=bool), 1)
         mask.flags.writeable = False
     return mask
+
+
+def _dropped(P: np.ndarray, kept: np.ndarray, scale: Any) -> np.ndarray:
+    """P * dropout mask, from the mask's bools and scale (bit for bit the same)."""
+    out = P * kept
+    out *= scale
+    return out
 
 
 def _as_tensor(x: Any, name: str) -> Tensor:
@@ -111,10 +118,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     P -= P.max(axis=-1, keepdims=True)
     np.exp(P, out=P)
     P /= P.sum(axis=-1, keepdims=True)
-    keep = None
-    if dropout_p > 0:
-        keep = streams.dropout_mask(P.shape, dropout_p, P.dtype)  # 0 or 1/(1-p), torch's
-        out = matmul(P * keep, V)
+    kept, keep_scale = None, None
+    if dropout_p > 0:  # torch's mask, kept as bools (1 byte an element) and a scale
+        kept, keep_scale = streams.dropout_keep(P.shape, dropout_p, P.dtype)
+        out = matmul(_dropped(P, kept, keep_scale), V)
     else:
         out = matmul(P, V)
 
@@ -125,14 +132,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         if g is None:
             return
         if v._requires_grad:
-            Pd = P if keep is None else P * keep
+            Pd = P if kept is None else _dropped(P, kept, keep_scale)
             accumulate(v, matmul(np.swapaxes(Pd, -1, -2), g))
         if not (q._requires_grad or k._requires_grad
                 or (mask_tensor is not None and mask_tensor._requires_grad)):
             return
         dscores = matmul(g, np.swapaxes(V, -1, -2))  # dP, fresh: worked on in place
-        if keep is not None:
-            dscores *= keep
+        if kept is not None:
+            dscores *= kept
+            dscores *= keep_scale
         dscores -= (dscores * P).sum(axis=-1, keepdims=True)
         dscores *= P
         if mask_tensor is not None and mask_tensor._requires_grad:

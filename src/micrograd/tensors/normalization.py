@@ -22,19 +22,35 @@ from micrograd.tensors.function import Tensor, accumulate, node
 
 
 def _stats_backward(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: np.ndarray | None,
-                    axes: tuple, n: int) -> np.ndarray:
-    """d loss / dx when mean and var were computed from x over `axes` (n elements each)."""
-    dxhat = g if w is None else g * w
-    mean_dxhat = dxhat.sum(axis=axes, keepdims=True) / n
-    mean_dxhat_xhat = (dxhat * xhat).sum(axis=axes, keepdims=True) / n
-    return (dxhat - mean_dxhat - xhat * mean_dxhat_xhat) * rstd
+                    axes: tuple, n: int, weight: Tensor | None = None,
+                    bias: Tensor | None = None, batch_axes: tuple = ()) -> np.ndarray:
+    """d loss / dx when mean and var were computed from x over `axes` (n elements each);
+    also sends dweight and dbias (sums over `batch_axes`) when weight/bias are given.
+    Two arrays of x's size, worked on in place (a layer norm's backward was six)."""
+    dxhat = g * w if w is not None else g.copy()  # ours: becomes dx in place
+    g_xhat = g * xhat
+    _affine_backward(g, xhat, weight, bias, batch_axes, g_xhat)
+    if w is not None:
+        g_xhat *= w  # dxhat * xhat
+    mean_dxhat_xhat = g_xhat.sum(axis=axes, keepdims=True)
+    mean_dxhat_xhat /= n
+    mean_dxhat = dxhat.sum(axis=axes, keepdims=True)
+    mean_dxhat /= n
+    np.multiply(xhat, mean_dxhat_xhat, out=g_xhat)
+    dxhat -= mean_dxhat
+    dxhat -= g_xhat
+    dxhat *= rstd
+    return dxhat
 
 
 def _affine_backward(g: np.ndarray, xhat: np.ndarray, weight: Tensor | None,
-                     bias: Tensor | None, axes: tuple) -> None:
-    """Send dweight = sum of g * xhat and dbias = sum of g over the non-feature axes."""
+                     bias: Tensor | None, axes: tuple, g_xhat: np.ndarray | None = None
+                     ) -> None:
+    """Send dweight = sum of g * xhat (g_xhat, if computed) and dbias = sum of g over the
+    non-feature axes."""
     if weight is not None and weight._requires_grad:
-        accumulate(weight, (g * xhat).sum(axis=axes).reshape(weight._array.shape))
+        product = g * xhat if g_xhat is None else g_xhat
+        accumulate(weight, product.sum(axis=axes).reshape(weight._array.shape))
     if bias is not None and bias._requires_grad:
         accumulate(bias, g.sum(axis=axes).reshape(bias._array.shape))
 
@@ -56,25 +72,32 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     axes = tuple(range(X.ndim - len(shape), X.ndim))
     n = int(np.prod(shape))
     mean = X.mean(axis=axes, keepdims=True)
-    centred = X - mean
-    var = (centred * centred).mean(axis=axes, keepdims=True)
+    xhat = X - mean  # centred now, normalised in place below
+    out = np.square(xhat)  # a scratch buffer first, then the output
+    var = out.mean(axis=axes, keepdims=True)
     rstd = 1 / np.sqrt(var + eps)
-    xhat = centred * rstd
+    xhat *= rstd
     w = None if weight is None else weight._array
-    out = xhat if w is None else xhat * w
+    if w is None:
+        np.copyto(out, xhat)
+    else:
+        np.multiply(xhat, w, out=out)
     if bias is not None:
-        out = out + bias._array
-    elif out is xhat:
-        out = xhat.copy()
-    batch_axes = tuple(range(X.ndim - len(shape)))
+        out += bias._array
+    del xhat  # backward recomputes it from x (kept by the graph), as torch: two passes
+    batch_axes = tuple(range(X.ndim - len(shape)))  # instead of an array of x's size
 
     def backward(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
+        xhat = X - mean  # the forward's numbers exactly
+        xhat *= rstd
         if input._requires_grad:
-            accumulate(input, _stats_backward(g, xhat, rstd, w, axes, n))
-        _affine_backward(g, xhat, weight, bias, batch_axes)
+            accumulate(input, _stats_backward(g, xhat, rstd, w, axes, n, weight, bias,
+                                              batch_axes))
+        else:
+            _affine_backward(g, xhat, weight, bias, batch_axes)
 
     return node(out, _inputs(input, weight, bias), "layer_norm", backward)
 

@@ -18,6 +18,7 @@ import math
 import os
 import platform
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,8 @@ from micrograd.tensors._float_emulation import c_float_function, fma, libm, log_
 
 __all__ = [
     "DEFAULT_SEED", "Generator", "bernoulli", "bernoulli_", "default_generator",
-    "dropout_mask", "exponential_", "get_rng_state", "initial_seed", "manual_seed",
+    "dropout_keep", "dropout_mask", "exponential_", "get_rng_state", "initial_seed",
+    "manual_seed",
     "multinomial", "normal_", "rand", "randint", "randn", "randperm", "seed",
     "set_rng_state", "uniform_",
 ]
@@ -516,16 +518,34 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     """The scaled mask of `torch.nn.functional.dropout(x, p, training=True)` on CPU:
     output = x * mask. Bernoulli(1 - p) draws divided by (1 - p); p = 0 and p = 1
     draw nothing, as in torch."""
+    kept, scale = dropout_keep(shape, p, dtype, generator)
+    return np.multiply(kept, scale, dtype=scale.dtype)
+
+
+def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
+                 generator: Generator | None = None) -> tuple[np.ndarray, Any]:
+    """dropout_mask's draws as (kept, scale): a bool array, 1 byte an element where the
+    mask takes 4 or 8 (a training step keeps every mask until backward), and the scale
+    1/(1-p) as a scalar of `dtype` (0 for p = 1). x * kept * scale is x * dropout_mask
+    bit for bit: the mask's kept elements are that same scalar.
+
+    The draws are bernoulli_'s (a 53-bit uniform u < 1 - p), compared as integers: u is
+    w * 2^-53 for a 53-bit word w, exactly, so u < q exactly when w < ceil(q 2^53); four
+    passes over the words instead of bernoulli_'s float conversion, store and division
+    (the GPT lecture at full size draws ~226 million a step)."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     resolved = _float_dtype(dtype)
     dims = _shape(shape)
-    if p == 0:
-        return np.ones(dims, dtype=resolved)
-    if p == 1:
-        return np.zeros(dims, dtype=resolved)
-    keep = bernoulli_(np.empty(dims, dtype=resolved), 1.0 - p, generator)
-    return keep / resolved.type(1.0 - p)
+    count = math.prod(dims)
+    if p == 0 or p == 1:  # torch draws nothing
+        return np.full(dims, p == 0), resolved.type(1 if p == 0 else 0)
+    words = resolve_stream(generator).random32(2 * count).reshape(count, 2)
+    high = words[:, 0] & _U64((1 << 21) - 1)  # random64's high half, to 53 bits
+    high <<= _U64(32)
+    high |= words[:, 1]
+    kept = high < _U64(math.ceil((1.0 - p) * 2.0 ** 53))
+    return kept.reshape(dims), resolved.type(1.0) / resolved.type(1.0 - p)
 
 
 def exponential_(array: np.ndarray, lambd: float = 1.0,

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import allocator
+
 MIN_FLOPS = 2.0e8  # below this, one thread always (a 256x256x256 product: 3.4e7)
 _USER_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _FIRST_RETRY, _LAST_RETRY = 8, 512
@@ -60,6 +62,7 @@ class _Policy:
     def start(self) -> None:
         """Find numpy's BLAS and set it to one thread (once; off if the user chose)."""
         self.started = True
+        allocator.keep_freed_memory()  # heavy array work starts here too: see allocator
         if os.environ.get("MICROGRAD_BLAS_THREADS") == "fixed" or any(
                 os.environ.get(name) for name in _USER_SETTINGS):
             return

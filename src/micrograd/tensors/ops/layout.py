@@ -9,12 +9,14 @@ Each is a rearrangement of elements, so its gradient is the same rearrangement u
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from micrograd.tensors.function import Tensor, in_place, leaf, method, unary
+from micrograd.autograd import modes
+from micrograd.tensors.function import Tensor, accumulate, in_place, leaf, method, node, unary
 from micrograd.tensors.ops import index
 from micrograd.tensors.ops.shape import cat, reshape, shape_arg, transpose
 
@@ -193,11 +195,45 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
             raise ValueError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {dim} "
                              f"has {n} elements")
     lead = (slice(None),) * (dim % x._array.ndim)
-    pieces, start = [], 0
+    keys, start = [], 0
     for size in sizes:
-        pieces.append(index.getitem(x, (*lead, slice(start, start + size))))
+        keys.append((*lead, slice(start, start + size)))
         start += size
-    return tuple(pieces)
+    if not (x._requires_grad and modes.grad_enabled) or len(keys) == 1:
+        return tuple(index.getitem(x, key) for key in keys)
+    return _split_pieces(x, keys)
+
+
+def _split_pieces(x: Tensor, keys: list[tuple]) -> tuple[Tensor, ...]:
+    """The pieces of split, as views, whose backward steps fill one gradient array for x.
+
+    Each piece sent x a zero array of x's size with its slice filled, and x summed them
+    (nanoGPT's q, k, v = c_attn(x).split(...): three such arrays and two sums a layer).
+    Here the first piece to run sends x one zero-filled array and each later piece adds
+    its slice into that same array, as long as x's gradient is still that array and
+    nothing else holds it (the reference count says so); otherwise it sends its own."""
+    shared: dict[str, np.ndarray] = {}
+
+    def piece(key: tuple) -> Tensor:
+        def backward(out: Tensor) -> None:
+            g = out._grad_array
+            if g is None:
+                return
+            parent = out._prev[0]
+            full = shared.get("grad")
+            # 4 references: shared, parent._grad_array, full, getrefcount's argument
+            if (full is not None and parent._grad_array is full and g.dtype == full.dtype
+                    and sys.getrefcount(full) == 4):
+                full[key] += g
+                return
+            full = np.zeros(parent._array.shape, dtype=parent._array.dtype)
+            full[key] = g
+            shared["grad"] = full
+            accumulate(parent, full)
+
+        return node(x._array[key], (x,), "split", backward)
+
+    return tuple(piece(key) for key in keys)
 
 
 @method("chunk")
