@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from micrograd._validate import check_positive_int
 from micrograd.autograd import gc_paused
-from micrograd.engine import Number, Value, _weighted_sum, weighted_sum
+from micrograd.engine import Number, Value, _weighted_sum
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 
@@ -81,21 +81,17 @@ class Neuron(Module):
     @gc_paused
     def __call__(self, x: Sequence[Value | Number]) -> Value:
         _check_inputs("Neuron", x, len(self.w))
-        xs = _values(x)
-        if xs is None:  # numbers among the inputs: each neuron wraps its own, as 0.1.0's `*`
-            return self._fire(x, None)
+        xs = _own_values(x)
         return self._fire(xs, [v.data for v in xs])
 
-    def _fire(self, x: Sequence[Value | Number], xdata: list[float] | None) -> Value:
-        """act(w·x + b) on inputs of the right length; `xdata` the numbers of `x` when all of
-        `x` are Values (a layer reads them once for all its neurons), else None."""
-        if not self.fused:
-            act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
-        elif xdata is None:
-            act = weighted_sum(self.w, x, self.b)
-        else:
+    def _fire(self, xs: Sequence[Value], xdata: list[float]) -> Value:
+        """act(w·x + b) on Values `xs` of the right length whose numbers are `xdata` (a
+        layer reads them once for all its neurons)."""
+        if self.fused:
             b = self.b if isinstance(self.b, Value) else Value(self.b)
-            act = _weighted_sum(self.w, cast("Sequence[Value]", x), xdata, b)
+            act = _weighted_sum(self.w, xs, xdata, b)
+        else:
+            act = sum((wi * xi for wi, xi in zip(self.w, xs, strict=True)), self.b)
         if self.activation == "relu":
             return act.relu()
         if self.activation == "tanh":
@@ -134,10 +130,14 @@ class Layer(Module):
 
     def _forward(self, x: Sequence[Value | Number], xs: Sequence[Value] | None) -> list[Value]:
         """forward() on inputs of the right length; `xs` is `x` when all of it are Values."""
-        if xs is None:
-            return [n._fire(x, None) for n in self.neurons]
-        xdata = [v.data for v in xs]  # read once for all the neurons
-        return [n._fire(xs, xdata) for n in self.neurons]
+        if xs is not None:
+            xdata = [v.data for v in xs]  # read once for all the neurons
+            return [n._fire(xs, xdata) for n in self.neurons]
+        outs = []
+        for n in self.neurons:
+            own = _own_values(x)
+            outs.append(n._fire(own, [v.data for v in own]))
+        return outs
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
         out = self.forward(x)
@@ -236,6 +236,12 @@ def _check_inputs(who: str, x: object, n: int) -> None:
         )
     if given != n:
         raise ValueError(f"{who} expects {n} inputs, got {given}")
+
+
+def _own_values(x: Sequence[Value | Number]) -> list[Value]:
+    """x with each number wrapped in a new Value: a neuron's own leaves, as in micrograd
+    0.1.0, where `wi * xi` wraps a number xi for each product."""
+    return [v if isinstance(v, Value) else Value(v) for v in x]
 
 
 def _values(x: Sequence[Value | Number]) -> tuple[Value, ...] | None:
