@@ -572,7 +572,8 @@ def _weighted_sum_backward(out: Value) -> None:
     inputs[-1].grad += g
     # Last input first, as the fine-grained graph's backward meets the products: an input
     # given twice (m([x, x])) then adds up its two shares in the same order, to the last bit.
-    for w, x in zip(reversed(inputs[:n]), reversed(inputs[n:-1]), strict=True):
+    for i in range(n - 1, -1, -1):
+        w, x = inputs[i], inputs[n + i]
         w.grad += x.data * g
         x.grad += w.data * g
 
