@@ -366,8 +366,12 @@ _identity_hash: Callable[..., int] = object.__hash__
 def _interior_postorder(root: Any) -> list[Any]:
     """The DFS of topological_order(), made cheap for big graphs:
 
-    - leaves (most edges of a neural net: weights and inputs) are never pushed or
-      remembered: two attribute reads each;
+    - leaves (most edges of a neural net: weights and inputs) are never pushed: two
+      attribute reads each. A node with many inputs (a neuron's w·x+b) also remembers its
+      plain leaves, so that the next node whose inputs were all seen already -- the other
+      neurons of a layer, the same neuron on the next sample -- is passed by one
+      set.issuperset call in C instead of a Python loop over its inputs (W1's walk: 3.9 ->
+      3.3 ms). A narrow node does not: a chain's constants would only fill the set;
     - the stack holds plain node references, with a None marker above a node whose inputs
       are being visited, instead of a (node, iterator) pair per node -- on a chain of 10^6
       ops that is 16 MB of pointers instead of 10^6 tuples and iterators;
@@ -380,7 +384,7 @@ def _interior_postorder(root: Any) -> list[Any]:
     """
     order = []
     visited: set[Any] = set()
-    remember = visited.add
+    remember, all_seen = visited.add, visited.issuperset
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
@@ -396,15 +400,27 @@ def _interior_postorder(root: Any) -> list[Any]:
             raise _NotHashedByIdentity
         remember(node)
         inputs = node._prev
-        if inputs:
-            push(node)
-            push(None)
+        if not inputs:
+            if node._grad_fn is not None:  # a leaf with a hand-set backward step: run it too
+                order.append(node)
+            continue
+        push(node)
+        push(None)
+        if len(inputs) <= _WIDE:
             for child in reversed(inputs):
                 if (child._prev or child._grad_fn is not None) and child not in visited:
                     push(child)
-        elif node._grad_fn is not None:  # a leaf with a hand-set backward step: run it too
-            order.append(node)
+        elif not all_seen(inputs):  # (if all were seen, none is pushed: skip the loop)
+            for child in reversed(inputs):
+                if child._prev or child._grad_fn is not None:
+                    if child not in visited:
+                        push(child)
+                elif type(child).__hash__ is _identity_hash:  # a plain leaf: never pushed,
+                    remember(child)  # remembered only for all_seen()
     return order
+
+
+_WIDE = 2  # inputs of a node that is worth an all_seen() check (binary ops are not)
 
 
 def _backward_checked(order: list[Any], release: Callable[[Any], None] | None) -> None:
