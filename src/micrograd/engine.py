@@ -551,7 +551,8 @@ def _weighted_sum(weights: list[Value], xs: Sequence[Value], xdata: list[float],
     if len(xdata) != len(weights):
         raise ValueError(f"weighted_sum: {len(weights)} weights but {len(xdata)} inputs")
     act = bias.data
-    for w, x in zip(weights, xdata, strict=True):
+    # lengths checked above; zip's strict=True would double the cost of creating the zip
+    for w, x in zip(weights, xdata):  # noqa: B905
         act += w.data * x
     return _node(Value, act, (*weights, *xs, bias), "w·x+b", _weighted_sum_backward)
 
