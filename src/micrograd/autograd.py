@@ -236,7 +236,8 @@ def gc_paused(function: _F) -> _F:
     finds no garbage (a graph has no cycles) and moves them on, and every ten such passes
     count toward a full collection, which crawls every object of the process (~30 ms with
     numpy and scikit-learn loaded). Paused, the call's nodes are examined once, by the first
-    collection after it, and count as one pass instead of ~20. The collector's state is
+    collection after it, and count as one pass (W1's training step: 13 young and 0.12 full
+    collections per step before, 1.85 and 0.03 with the pause). The collector's state is
     restored when the call returns or raises (it stays off if it was off); as with
     gc.disable() itself, other threads see the pause while the call runs.
     """
@@ -363,6 +364,9 @@ class _NotHashedByIdentity(Exception):
 _identity_hash: Callable[..., int] = object.__hash__
 
 
+_WIDE = 2  # more inputs than this: a node worth an all_seen() check (binary ops are not)
+
+
 def _interior_postorder(root: Any) -> list[Any]:
     """The DFS of topological_order(), made cheap for big graphs:
 
@@ -418,9 +422,6 @@ def _interior_postorder(root: Any) -> list[Any]:
                 elif type(child).__hash__ is _identity_hash:  # a plain leaf: never pushed,
                     remember(child)  # remembered only for all_seen()
     return order
-
-
-_WIDE = 2  # inputs of a node that is worth an all_seen() check (binary ops are not)
 
 
 def _backward_checked(order: list[Any], release: Callable[[Any], None] | None) -> None:
