@@ -31,7 +31,7 @@ import math
 import numbers
 import operator
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar
 
@@ -322,6 +322,32 @@ class Value:
         return (_rebuild_graph, (_flatten_graph(self),))
 
 
+_new_object = object.__new__
+
+
+def _node(cls: type[_V], data: float, inputs: tuple[Value, ...], op: str,
+          backward: Callable[..., None]) -> _V:
+    """`cls(data, inputs, op)._attach(backward)` for the engine's own ops, whose `data` is
+    already a float and `inputs` a tuple of Values: the same node, built without
+    `__init__`'s conversions and the `_attach` call (160 ns instead of 220; a network
+    makes thousands of nodes per step).
+    `cls` is Value or a subclass that keeps Value's __init__ (the lecture's)."""
+    out = _new_object(cls)
+    out.data = data
+    out.grad = 0.0
+    out.label = ""
+    out._op = op
+    if modes.grad_enabled:
+        out._prev = inputs
+        out._grad_fn = backward
+    else:  # no_grad(): a leaf
+        out._prev = ()
+        out._grad_fn = None
+    if modes.anomaly:
+        autograd.check_forward(op, data, inputs, math.isfinite)
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # The backward steps. Each local derivative is the op's registry entry (ops/binary.py): one
 # VJP per input, vjp(g, x, y, out) with g = out.grad, the same text that Tensor computes
@@ -416,15 +442,22 @@ def _unary_method(entry: registry.Op, cls: type[Value], math: Any) -> Callable[.
     forward = registry.rule_at(entry.name, math).forward
 
     def method(self: Value) -> Value:
-        out = cls(forward(self.data), (self,), label)  # 1. the output, its inputs, its op
-        return out._attach(backward)                   # 2.-3. its backward step, attached
+        data = forward(self.data)  # 1. the output (a float for a float input)
+        if type(data) is not float:
+            data = _as_float(data)
+        return _node(cls, data, (self,), label, backward)  # 2.-3. its inputs, op, backward
+
+    def method_own_init(self: Value) -> Value:  # for a subclass with a constructor of its own
+        out = cls(forward(self.data), (self,), label)
+        return out._attach(backward)
 
     def method_with_params(self: Value, *args: float, **kwargs: float) -> Value:
         params = entry.bind(args, kwargs)
         out = cls(registry.rule_at(entry.name, math, params).forward(self.data), (self,), label)
         return out._attach(functools.partial(backward, params))
 
-    made = method_with_params if entry.params else method
+    made = (method_with_params if entry.params
+            else method if cls.__init__ is Value.__init__ else method_own_init)
     made.__name__ = made.__qualname__ = entry.methods[0]
     made.__doc__ = entry.doc
     return made
@@ -537,15 +570,22 @@ def weighted_sum(
     Adds in the same order as micrograd's `sum((wi*xi ...), bias)`, so the value is
     bit-for-bit the same as the fine-grained graph's; gradients: d/dwi = xi, d/dxi = wi.
     """
-    xs = [x if isinstance(x, Value) else Value(x) for x in inputs]
+    xs = tuple(x if isinstance(x, Value) else Value(x) for x in inputs)
     bias = bias if isinstance(bias, Value) else Value(bias)
-    if len(xs) != len(weights):
-        raise ValueError(f"weighted_sum: {len(weights)} weights but {len(xs)} inputs")
+    return _weighted_sum(weights, xs, [x.data for x in xs], bias)
+
+
+def _weighted_sum(weights: list[Value], xs: Sequence[Value], xdata: list[float],
+                  bias: Value) -> Value:
+    """weighted_sum of Values whose numbers the caller has read: a layer reads its inputs'
+    numbers once for all its neurons (`xdata[i]` is `xs[i].data`)."""
+    if len(xdata) != len(weights):
+        raise ValueError(f"weighted_sum: {len(weights)} weights but {len(xdata)} inputs")
     act = bias.data
-    for w, x in zip(weights, xs, strict=True):
-        act += w.data * x.data
-    out = Value(act, (*weights, *xs, bias), "w·x+b")
-    return out._attach(_weighted_sum_backward)
+    # lengths checked above; zip's strict=True would double the cost of creating the zip
+    for w, x in zip(weights, xdata):  # noqa: B905
+        act += w.data * x
+    return _node(Value, act, (*weights, *xs, bias), "w·x+b", _weighted_sum_backward)
 
 
 @_op("w·x+b", -1, "{0}*{n} + ... + {2n}", "{n+i.data} * {out.grad} for w_i",

@@ -15,10 +15,11 @@ from __future__ import annotations
 import random
 import weakref
 from collections.abc import Sequence, Sized
-from typing import Any
+from typing import Any, cast
 
 from micrograd._validate import check_positive_int
-from micrograd.engine import Number, Value, weighted_sum
+from micrograd.autograd import gc_paused
+from micrograd.engine import Number, Value, _weighted_sum
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 
@@ -77,12 +78,20 @@ class Neuron(Module):
         self.fused = fused
         name_parameters(self)
 
+    @gc_paused
     def __call__(self, x: Sequence[Value | Number]) -> Value:
         _check_inputs("Neuron", x, len(self.w))
+        xs = _own_values(x)
+        return self._fire(xs, [v.data for v in xs])
+
+    def _fire(self, xs: Sequence[Value], xdata: list[float]) -> Value:
+        """act(w·x + b) on Values `xs` of the right length whose numbers are `xdata` (a
+        layer reads them once for all its neurons)."""
         if self.fused:
-            act = weighted_sum(self.w, x, self.b)
+            b = self.b if isinstance(self.b, Value) else Value(self.b)
+            act = _weighted_sum(self.w, xs, xdata, b)
         else:
-            act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
+            act = sum((wi * xi for wi, xi in zip(self.w, xs, strict=True)), self.b)
         if self.activation == "relu":
             return act.relu()
         if self.activation == "tanh":
@@ -112,10 +121,23 @@ class Layer(Module):
         self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
         name_parameters(self)
 
+    @gc_paused
     def forward(self, x: Sequence[Value | Number]) -> list[Value]:
         """The layer's outputs, always as a list."""
         _check_inputs("Layer", x, len(self.neurons[0].w))
-        return [n(x) for n in self.neurons]
+        xs = _values(x)
+        return self._forward(x, None) if xs is None else self._forward(xs, xs)
+
+    def _forward(self, x: Sequence[Value | Number], xs: Sequence[Value] | None) -> list[Value]:
+        """forward() on inputs of the right length; `xs` is `x` when all of it are Values."""
+        if xs is not None:
+            xdata = [v.data for v in xs]  # read once for all the neurons
+            return [n._fire(xs, xdata) for n in self.neurons]
+        outs = []
+        for n in self.neurons:
+            own = _own_values(x)
+            outs.append(n._fire(own, [v.data for v in own]))
+        return outs
 
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
         out = self.forward(x)
@@ -171,13 +193,20 @@ class MLP(Module):
         ]
         name_parameters(self)
 
+    @gc_paused
     def __call__(self, x: Sequence[Value | Number]) -> Value | list[Value]:
         _check_inputs("MLP", x, self.nin)
-        first, *rest = self.layers  # the constructor made at least one
-        out = first.forward(x)
-        for layer in rest:
-            out = layer.forward(out)  # lists between layers: a 1-neuron hidden layer works
-        return out[0] if len(out) == 1 else out
+        out: Any = x  # the input, then each layer's list of outputs
+        values = False  # is `out` a Layer's output (Values only)?
+        for layer in self.layers:  # lists between layers: a 1-neuron hidden layer works
+            if type(layer) is Layer:
+                _check_inputs("Layer", out, len(layer.neurons[0].w))
+                out = layer._forward(out, out if values else _values(out))
+                values = True
+            else:  # a layer of the user's own
+                out, values = layer.forward(out), False
+        outputs: list[Value] = out
+        return outputs[0] if len(outputs) == 1 else outputs
 
     @property
     def nin(self) -> int:
@@ -207,6 +236,21 @@ def _check_inputs(who: str, x: object, n: int) -> None:
         )
     if given != n:
         raise ValueError(f"{who} expects {n} inputs, got {given}")
+
+
+def _own_values(x: Sequence[Value | Number]) -> list[Value]:
+    """x with each number wrapped in a new Value: a neuron's own leaves, as in micrograd
+    0.1.0, where `wi * xi` wraps a number xi for each product."""
+    return [v if isinstance(v, Value) else Value(v) for v in x]
+
+
+def _values(x: Sequence[Value | Number]) -> tuple[Value, ...] | None:
+    """x as a tuple when every element is a Value, else None."""
+    xs = tuple(x)
+    for v in xs:
+        if not isinstance(v, Value):
+            return None
+    return cast("tuple[Value, ...]", xs)
 
 
 def _length(x: object) -> int | None:

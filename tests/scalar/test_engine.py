@@ -635,3 +635,17 @@ def test_readme_softplus_custom_op_is_stable_at_1000():
         y = softplus(x)
         y.backward()
         assert y.data == pytest.approx(value, abs=1e-300) and x.grad == pytest.approx(slope)
+
+
+def test_a_registry_method_of_a_subclass_with_its_own_constructor_calls_it():
+    from micrograd.engine import install_ops
+
+    class Tagged(Value):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.tag = "made by Tagged"
+
+    install_ops(Tagged)
+    out = Tagged(-0.5).relu()
+    assert type(out) is Tagged and out.tag == "made by Tagged"
+    assert out.data == 0.0 and out._op == "ReLU"

@@ -55,10 +55,11 @@ def test_mlp_3_4_4_1_has_41_parameters():
 
 @pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid", "linear"])
 @pytest.mark.parametrize("fused", [True, False])
-def test_mlp_forward_and_gradients_match_torch(activation, fused):
+@pytest.mark.parametrize("inputs", ["numbers", "Values"])  # a layer reads Values once
+def test_mlp_forward_and_gradients_match_torch(activation, fused, inputs):
     model = MLP(3, [5, 4, 2], activation=activation, fused=fused, rng=random.Random(3))
     x = [0.5, -1.5, 2.0]
-    outs, grads = _forward_backward(model, x)
+    outs, grads = _forward_backward(model, x if inputs == "numbers" else list(map(Value, x)))
     t_outs, t_grads = torch_twin_of(model, x)
     assert outs == pytest.approx(t_outs, rel=1e-12, abs=1e-14)
     assert grads == pytest.approx(t_grads, rel=1e-10, abs=1e-14)
@@ -285,3 +286,56 @@ def test_training_step_graph_is_freed_without_the_cyclic_collector(fused):
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("make", [lambda: Layer(40, 400), lambda: MLP(40, [200, 200, 1])],
+                         ids=["Layer", "MLP"])
+def test_a_forward_pass_runs_without_cyclic_collections(make):
+    # A graph has no cycles: collecting while it is being built finds nothing, yet every
+    # collection counts toward the next full one (which crawls the whole process)
+    import gc
+
+    model = make()
+    x = [Value(0.01 * i) for i in range(40)]
+    collections = []
+
+    def count(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()  # allocation count 0: nothing due before the call starts
+    gc.callbacks.append(count)
+    try:
+        out = model(x)
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert gc.isenabled()
+    assert gc.get_count()[0] > 700  # the call made enough objects to trigger a collection
+    assert out is not None
+
+
+def test_a_forward_pass_leaves_the_collector_as_it_found_it():
+    import gc
+
+    model = MLP(2, [3, 1], rng=random.Random(0))
+    with pytest.raises(ValueError, match="expects 2 inputs"):
+        model([1.0, 2.0, 3.0])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        model([1.0, 2.0])
+        assert not gc.isenabled()  # not switched on by a call that found it off
+    finally:
+        gc.enable()
+
+
+def test_mlp_calls_the_forward_of_a_layer_of_the_users_own():
+    class Doubled(Layer):  # a subclass overriding forward
+        def forward(self, x):
+            return [2 * v for v in super().forward(x)]
+
+    model = MLP(2, [3, 1], activation="linear", rng=random.Random(4))
+    reference = model([0.5, -0.25]).data
+    model.layers[-1].__class__ = Doubled
+    assert model([0.5, -0.25]).data == 2 * reference
