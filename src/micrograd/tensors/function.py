@@ -114,6 +114,8 @@ def unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
     extra = g.ndim - len(shape)
     if extra:
         g = np.add.reduce(g, axis=tuple(range(extra)))
+        if g.shape == shape:  # a bias's gradient, summed over the batch: done
+            return g if type(g) is np.ndarray else np.asarray(g)
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if stretched:
         g = np.add.reduce(g, axis=stretched, keepdims=True)
