@@ -9,7 +9,6 @@ implementation of these torch names: `torch.nn.functional` and `nn.*Loss` call t
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ import numpy as np
 from micrograd._validate import check_reduction, legacy_reduction
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors.dtypes import promote
-from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.function import Tensor, accumulate, node, shared_ones
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | None]:
@@ -75,15 +74,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, size_average: 
 def _log_softmax_rows(X: np.ndarray) -> np.ndarray:
     z = X - _row_max(X) if X.size else X  # shifted: exp cannot overflow
     # the row sums as a product with a ones vector: BLAS beats sum() over a short last axis
-    return z - np.log(np.exp(z) @ _ones_column(X.shape[-1], X.dtype))
-
-
-@functools.lru_cache(maxsize=16)
-def _ones_column(length: int, dtype: np.dtype) -> np.ndarray:
-    """A read-only (length, 1) column of ones (np.ones is a Python function: ~1 us a call)."""
-    ones = np.ones((length, 1), dtype=dtype)
-    ones.flags.writeable = False
-    return ones
+    return z - np.log(np.exp(z) @ shared_ones((X.shape[-1], 1), X.dtype))
 
 
 def _cross_entropy(input: Tensor, t: np.ndarray, reduction: str) -> Tensor:
