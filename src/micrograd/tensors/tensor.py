@@ -166,7 +166,9 @@ class Tensor(TensorMethods):
 
     @grad.setter
     def grad(self, value: ArrayLike | None) -> None:
-        retained = self.retains_grad  # a kept non-leaf gradient is what .grad shows
+        # a kept non-leaf gradient is what .grad shows (retains_grad, without a property
+        # call: `p.grad = None` runs for every parameter of every step)
+        retained = self._grad_fn is not None and self._retained is not NOT_RETAINED
         if value is None:
             self._grad_array = None
             if retained:
