@@ -83,32 +83,42 @@ def _per_thread(switches: frozenset[str]) -> type:
 
 
 _SWITCHES = ("grad_enabled", "anomaly")
-_MODE_CLASSES = {frozenset(c): _per_thread(frozenset(c))
-                 for c in ((), ("grad_enabled",), ("anomaly",), _SWITCHES)}
+_BIT = {"grad_enabled": 1, "anomaly": 2}
+# the class `modes` has for each set of switches with blocks open (bits of _BIT): looked up
+# at every block's start and end, which a `with no_grad():` per optimizer step pays
+_MODE_CLASSES = [_per_thread(frozenset(s for s in _SWITCHES if bits & _BIT[s]))
+                 for bits in range(4)]
 modes = _Modes()
 _blocks_lock = threading.Lock()
 _blocks_open = dict.fromkeys(_SWITCHES, 0)  # per switch: blocks entered and not yet left
-
-
-def _switch_class() -> None:
-    """Give `modes` the class whose per-thread switches are those with blocks open."""
-    open_now = frozenset(s for s, n in _blocks_open.items() if n)
-    object.__setattr__(modes, "__class__", _MODE_CLASSES[open_now])
+_open_bits = 0  # the switches with blocks open now
 
 
 def _open_block(switch: str) -> None:
     """One more block setting `switch` somewhere: every thread reads its own value of it."""
-    with _blocks_lock:
-        _blocks_open[switch] += 1
-        if _blocks_open[switch] == 1:
-            _switch_class()
+    global _open_bits
+    _blocks_lock.acquire()  # (not `with`: a block's start and end are on the step's path)
+    try:
+        count = _blocks_open[switch]
+        _blocks_open[switch] = count + 1
+        if not count:
+            _open_bits |= _BIT[switch]
+            modes.__class__ = _MODE_CLASSES[_open_bits]
+    finally:
+        _blocks_lock.release()
 
 
 def _close_block(switch: str) -> None:
-    with _blocks_lock:
-        _blocks_open[switch] -= 1
-        if _blocks_open[switch] == 0:  # no thread sets it now: a plain attribute again
-            _switch_class()
+    global _open_bits
+    _blocks_lock.acquire()
+    try:
+        count = _blocks_open[switch] - 1
+        _blocks_open[switch] = count
+        if not count:  # no thread sets it now: a plain attribute again
+            _open_bits &= ~_BIT[switch]
+            modes.__class__ = _MODE_CLASSES[_open_bits]
+    finally:
+        _blocks_lock.release()
 
 
 class _ModeBlock:
@@ -117,19 +127,23 @@ class _ModeBlock:
     generator function the mode holds while the generator's own code runs -- each time it
     is resumed -- and not while the caller runs between two yields, as torch's does."""
 
+    __slots__ = ("_previous", "switch", "value")
+
     def __init__(self, switch: str, value: bool) -> None:
         self.switch = switch
         self.value = value
         self._previous: list[bool] = []  # a stack: the same block may be re-entered
 
     def __enter__(self) -> None:
-        _open_block(self.switch)
-        self._previous.append(getattr(_thread_state, self.switch))
-        setattr(_thread_state, self.switch, self.value)
+        switch = self.switch
+        _open_block(switch)
+        self._previous.append(getattr(_thread_state, switch))
+        setattr(_thread_state, switch, self.value)
 
     def __exit__(self, *exc: Any) -> None:
-        setattr(_thread_state, self.switch, self._previous.pop())
-        _close_block(self.switch)
+        switch = self.switch
+        setattr(_thread_state, switch, self._previous.pop())
+        _close_block(switch)
 
     def clone(self) -> _ModeBlock:
         return _ModeBlock(self.switch, self.value)

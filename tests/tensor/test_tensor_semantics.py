@@ -370,3 +370,22 @@ def test_a_tensor_model_pickles_and_deepcopies_and_computes_the_same_after():
         for mine, theirs in zip(restored.parameters(), model.parameters(), strict=True):
             assert mine.requires_grad and not np.shares_memory(mine.numpy(), theirs.numpy())
         restored(x).sum().backward()  # and it trains
+
+
+def test_second_backward_raises_while_released_graphs_that_died_are_forgotten():
+    """saved.release marks nodes without a callback per node: a graph that died must not
+    make a later, fresh graph raise (its nodes may get the dead nodes' ids), the one that
+    was released must, and the marks of dead graphs do not pile up."""
+    from micrograd.tensors import saved
+
+    w = Tensor(np.array([1.5, -2.0]), requires_grad=True)
+    passes = 3 * saved._SWEEP_AT  # more dead graphs than a sweep lets stay
+    for _ in range(passes):
+        loss = (w * w).sum()
+        loss.backward()
+    assert len(saved._released) < 2 * saved._SWEEP_AT
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+    fresh = (w * w).sum()
+    fresh.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * (passes + 1) * np.array([1.5, -2.0]))

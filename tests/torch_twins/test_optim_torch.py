@@ -16,6 +16,7 @@ torch = require_module("torch")
 
 
 CASES = [
+    ("SGD", dict(lr=0.1)),  # plain SGD: the optimizer's stateless fast path
     ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
     ("SGD", dict(lr=0.1, maximize=True)),
     ("Adam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1)),
@@ -82,6 +83,15 @@ def test_param_groups_have_their_own_lr_and_are_editable_like_torch():
     assert opt.param_groups[2]["momentum"] == 0.9 and opt.param_groups[2]["params"] == [c]
     with pytest.raises(ValueError, match="already in another parameter group"):
         opt.add_param_group({"params": [a]})
+
+
+def test_plain_sgd_keeps_no_state_as_torch():
+    ours, theirs = mt.tensor([1.0, 2.0], requires_grad=True), torch.ones(2, requires_grad=True)
+    opt, ref = optim.SGD([ours], lr=0.1), torch.optim.SGD([theirs], lr=0.1)
+    ours.grad, theirs.grad = np.array([0.5, 0.5]), torch.full((2,), 0.5)
+    opt.step()
+    ref.step()
+    assert opt.state_dict()["state"] == ref.state_dict()["state"] == {}
 
 
 def test_optimizer_state_dict_matches_torch_layout_and_resumes_exactly():

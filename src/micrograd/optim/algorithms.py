@@ -17,6 +17,7 @@ from micrograd.optim.optimizer import (
     Optimizer,
     check_nonnegative,
     copy_value,
+    grad_value,
     param_value,
     scale_param,
     subtract_from_param,
@@ -89,6 +90,18 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize, **switches))
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        if group["momentum"] or group["weight_decay"] or group["maximize"]:
+            super()._step_group(group)
+            return
+        # plain SGD, p <- p - lr * g: no state (torch keeps none either), nothing per
+        # parameter but the update itself; a tiny model's step is mostly this loop
+        lr = group["lr"]
+        for p in group["params"]:
+            g = grad_value(p)
+            if g is not None:
+                subtract_from_param(p, lr * g)
 
     def _update(self, p: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         if group["maximize"]:

@@ -173,11 +173,15 @@ class Optimizer:
         the loss first and its value is returned, as torch."""
         loss = closure() if closure is not None else None
         for group in self.param_groups:
-            for p in group["params"]:
-                grad = grad_value(p)
-                if grad is not None:
-                    self._update(p, grad, self.state.setdefault(id(p), {}), group)
+            self._step_group(group)
         return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """One update of each parameter of `group` that has a gradient."""
+        for p in group["params"]:
+            grad = grad_value(p)
+            if grad is not None:
+                self._update(p, grad, self.state.setdefault(id(p), {}), group)
 
     def _update(self, p: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         raise NotImplementedError

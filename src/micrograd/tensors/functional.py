@@ -34,7 +34,7 @@ from micrograd.tensors.composed_losses import (
     triplet_margin_loss,
 )
 from micrograd.tensors.dtypes import check_same_dtype
-from micrograd.tensors.function import Tensor, accumulate, node, unary
+from micrograd.tensors.function import Tensor, accumulate, node, shared_ones, unary
 from micrograd.tensors.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -121,7 +121,7 @@ def _linear_backward(g: np.ndarray, x: Tensor, weight: Tensor, bias: Tensor | No
         accumulate(weight, matmul(g2.T, X if X.ndim == 2 else X.reshape(-1, W.shape[1])))
     if bias is not None and bias._requires_grad:
         # the batch sum as a product with a ones vector: BLAS is ~3x faster than sum()
-        accumulate(bias, np.ones(g2.shape[0], dtype=g2.dtype) @ g2)
+        accumulate(bias, shared_ones((g2.shape[0],), g2.dtype) @ g2)
 
 
 def _record(x: Tensor, weight: Tensor, bias: Tensor | None) -> tuple[tuple, bool]:

@@ -17,7 +17,7 @@ from micrograd._validate import check_reduction, check_weight_size, legacy_reduc
 from micrograd.ops.arrays import ARRAYS
 from micrograd.tensors import torch_warnings
 from micrograd.tensors.dtypes import promote
-from micrograd.tensors.function import Tensor, accumulate, node
+from micrograd.tensors.function import Tensor, accumulate, node, shared_ones
 from micrograd.tensors.size import Size
 
 
@@ -66,7 +66,8 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, size_average: 
     rows, t_rows = _class_rows(X, t, ignore_index, "cross_entropy")
     w = _class_weight(weight, X)
     ignored = t_rows == ignore_index
-    if X.ndim <= 2 and w is None and label_smoothing == 0.0 and not ignored.any():
+    if X.ndim <= 2 and w is None and label_smoothing == 0.0 and not np.logical_or.reduce(
+            ignored, axis=None):  # (ignored.any() without its Python wrapper)
         return _cross_entropy(input, t, reduction)  # the common case, fastest
     return _class_loss(input, rows, t_rows, ~ignored, w, reduction, label_smoothing,
                        from_logits=True)
@@ -75,7 +76,7 @@ def cross_entropy(input: Tensor, target: Any, weight: Any = None, size_average: 
 def _log_softmax_rows(X: np.ndarray) -> np.ndarray:
     z = X - _row_max(X) if X.size else X  # shifted: exp cannot overflow
     # the row sums as a product with a ones vector: BLAS beats sum() over a short last axis
-    return z - np.log(np.exp(z) @ np.ones((X.shape[-1], 1), dtype=X.dtype))
+    return z - np.log(np.exp(z) @ shared_ones((X.shape[-1], 1), X.dtype))
 
 
 def _cross_entropy(input: Tensor, t: np.ndarray, reduction: str) -> Tensor:
@@ -124,9 +125,10 @@ def _class_rows(X: np.ndarray, t: np.ndarray, ignore_index: int, op: str
                          f"{0 if X.ndim == 1 else 1})")
     classes = X.shape[0] if X.ndim == 1 else X.shape[1]
     t_rows = t.reshape(-1)
-    checked = t_rows[t_rows != ignore_index]
-    if checked.size:
-        low, high = checked.min(), checked.max()
+    # (minimum.reduce: ndarray.min without its Python wrapper; a tiny batch's loss pays it)
+    if t_rows.size and (np.minimum.reduce(t_rows) < 0 or np.maximum.reduce(t_rows) >= classes):
+        checked = t_rows[t_rows != ignore_index]  # out of range, or ignore_index: which?
+        low, high = (checked.min(), checked.max()) if checked.size else (0, 0)
         if low < 0 or high >= classes:
             raise IndexError(f"Target {low if low < 0 else high} is out of bounds: there are "
                              f"{classes} classes, 0 to {classes - 1}")

@@ -84,6 +84,9 @@ def _operator_pair(op: str, forward: Callable, da: Callable | None,
         return binary(self, other, op, forward, da, db)
 
     def reflected(self: Tensor, other: ArrayLike) -> Tensor:
+        kind = type(other)
+        if kind is float or kind is int:  # `lr * p.grad`, `1 - y`: no operand() call
+            return binary(other, self, op, forward, da, db)
         a = operand(other, op)
         if a is NotImplemented:
             return NotImplemented

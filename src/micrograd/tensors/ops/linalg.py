@@ -50,6 +50,12 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
         g = result._grad_array
         if g is None:
             return
+        if A.ndim == 2 and B.ndim == 2:  # the common case: fresh products, nothing to reshape
+            if left._requires_grad:  # (a reshaped view would make a leaf copy its gradient)
+                accumulate(left, threads.matmul(g, B.T))
+            if right._requires_grad:
+                accumulate(right, threads.matmul(A.T, g))
+            return
         A2, B2 = A, B
         if A.ndim == 1 and B.ndim == 1:  # a dot product: a (1, k) @ (k, 1) matrix product
             A2, B2, g = A[None, :], B[:, None], g.reshape(1, 1)

@@ -56,7 +56,9 @@ def sum(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False
     """Sum over `dim` (all by default);  every input element gets the output's grad."""
     data = x._array
     axes = axes_of(dim, data.ndim)
-    out = np.asarray(data.sum(axis=axes, keepdims=keepdim))
+    # np.add.reduce is ndarray.sum without its Python-level wrapper (~0.5 us)
+    out = np.asarray(np.add.reduce(data, axis=axes, keepdims=True) if keepdim
+                     else np.add.reduce(data, axis=axes))
     return unary(x, out, "sum",
                  lambda g: spread(keep_reduced_axes(g, axes, keepdim), data.shape))
 

@@ -9,6 +9,7 @@ gets both gradients (the `+=` rule).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ def scatter_rows(g: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
     flat_rows = rows.reshape(-1)
     n = flat_rows.size
     row_shape = g.shape[rows.ndim:]
-    width = int(np.prod(row_shape))
+    width = math.prod(row_shape)  # (np.prod of a short tuple: ~3 us, a third of a lookup's)
     g2 = g.reshape(n, width)
     # the product costs count multiply-adds per summed value where np.add.at costs one
     # slow scattered add (~20 ns): it wins up to several hundred rows

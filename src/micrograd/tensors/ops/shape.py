@@ -5,6 +5,7 @@ Also cat and stack, which join tensors: each input gets its slice of the gradien
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,7 +37,7 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if not shape:
         return reshape(x, 1)
     start, end = start_dim % len(shape), end_dim % len(shape)
-    merged = int(np.prod(shape[start:end + 1]))
+    merged = math.prod(shape[start:end + 1])  # (np.prod of a tuple: ~3 us)
     return reshape(x, shape[:start] + (merged,) + shape[end + 1:])
 
 
