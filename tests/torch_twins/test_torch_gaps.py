@@ -144,12 +144,17 @@ LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor"
           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 
-@pytest.mark.parametrize("name", LEGACY)
-@pytest.mark.parametrize("args", [([[1, 2], [3, 4]],), ([1.7, -2.2, 0.0],), ([True],), (2, 3),
-                                  (), (np.array([1.5, 2.5]),)])
+NEGATIVE_FLOATS = ([1.7, -2.2, 0.0],)
+LEGACY_ARGS = [([[1, 2], [3, 4]],), NEGATIVE_FLOATS, ([True],), (2, 3), (),
+               (np.array([1.5, 2.5]),)]
+
+
+# ByteTensor of a negative float is left out: the conversion is undefined in C, and torch
+# and numpy give different bytes
+@pytest.mark.parametrize(("name", "args"), [
+    (name, args) for name in LEGACY for args in LEGACY_ARGS
+    if not (name == "ByteTensor" and args is NEGATIVE_FLOATS)])
 def test_legacy_tensor_types_make_tensors_of_their_dtype(name, args):
-    if name == "ByteTensor" and any(isinstance(a, list) and -2.2 in a for a in args):
-        pytest.skip("a negative float to uint8 is undefined in C; torch and numpy differ")
     ours, theirs = getattr(mt, name)(*args), getattr(torch, name)(*args)
     assert str(ours.dtype) == str(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
     if args and not isinstance(args[0], int):  # sizes: torch's memory is uninitialised
