@@ -34,11 +34,12 @@ def test_every_declared_method_is_installed_at_runtime():
 
 
 def test_declarations_do_not_exist_at_runtime():
-    # the long-tail __getattr__ stub is for the type checker only; the runtime one only
-    # raises (torch's names we lack get the "not supported" error): a misspelt method must
-    # still raise a plain AttributeError
+    # the long-tail __getattr__ stub is for the type checker only; at runtime torch's names
+    # we lack get the "not supported" error (tensor.NotSupported), an AttributeError that
+    # keeps hasattr False: a misspelt method must still raise a plain AttributeError
     from micrograd.tensors.unsupported import NotSupportedByMicrograd
 
+    assert not hasattr(Tensor, "stride") and not hasattr(micrograd.tensors.tensor([1.0]), "stride")
     try:
         micrograd.tensors.tensor([1.0]).stride
     except NotSupportedByMicrograd as error:

@@ -36,9 +36,11 @@ def _mul(m: Any) -> BinaryRule:  # d(xy)/dx = y, d(xy)/dy = x: multiplication sw
     return BinaryRule(m.multiply, lambda g, x, y, out: g * y, lambda g, x, y, out: g * x)
 
 
-def _truediv(m: Any) -> BinaryRule:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y^2
+def _truediv(m: Any) -> BinaryRule:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y^2 = -(x/y)/y
+    # d/dy as torch's, -g ((x/y)/y), from the output; out / -y is -(out/y) exactly and
+    # takes the sign on the smaller operand (y needs a gradient, so it is not unsigned)
     return BinaryRule(m.divide, lambda g, x, y, out: m.divide(g, y),
-                      lambda g, x, y, out: m.divide(-g * x, y * y))
+                      lambda g, x, y, out: g * m.divide(out, -y))
 
 
 def _pow(m: Any) -> BinaryRule:

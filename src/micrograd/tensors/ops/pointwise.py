@@ -72,6 +72,8 @@ def _power_gradient(g: np.ndarray, data: np.ndarray, exponent: float) -> np.ndar
     """torch's pow backward, g * (e * x^(e-1)), with x^(e-1) by multiplication too."""
     if exponent == 0:
         return np.zeros_like(g)
+    if exponent == 2:  # x^1 is x itself: no copy of it (torch's x.pow(1) has x's values)
+        return g * (2 * data)
     lower = _fast_power(data, exponent - 1)
     if lower is None:
         with np.errstate(all="ignore"):
