@@ -344,7 +344,7 @@ def blas_section(context: dict) -> str:
             f"single-thread sgemm peak **{blas['sgemm_peak_flops'] / 1e9:,.1f} GFLOP/s** "
             f"(float32 2048×2048×2048); switching BLAS between 1 and {n} threads costs "
             f"{blas['switch_s'] * 1e6:,.2f} µs through threadpoolctl (the policy calls "
-            "OpenBLAS's setter directly, and only around products of at least 2·10^8 flops). "
+            "OpenBLAS's setter directly, and only around products of at least its MIN_FLOPS). "
             "Median time of one float32 product, interleaved:", ""]
     rows = [[f"{r['m']}×{r['k']}×{r['n']}", f"{r['flops']:,}", f"{r['one_thread_s'] * 1e6:,.1f} µs",
              f"{r['default_s'] * 1e6:,.1f} µs", ratio(r["default_s"] / r["one_thread_s"])]

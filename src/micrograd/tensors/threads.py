@@ -34,7 +34,11 @@ import numpy as np
 
 from micrograd.tensors import allocator
 
-MIN_FLOPS = 2.0e8  # below this, one thread always (a 256x256x256 product: 3.4e7)
+# Below this, one thread always (a 256x256x256 product: 3.4e7). 2e8 until the first quiet
+# whole-suite run: there nanoGPT's char model (its products 2.5e7-1e8) took 70 ms a step
+# against torch's 37 ms on two threads; at 2e7 the adaptive choice gave it 61 ms (78 on one
+# thread) and W3's full batch 1.09 ms (1.34 on one thread).
+MIN_FLOPS = 2.0e7
 _USER_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _FIRST_RETRY, _LAST_RETRY = 8, 512
 
