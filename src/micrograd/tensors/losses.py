@@ -32,6 +32,21 @@ def _reduce(losses: np.ndarray, reduction: str) -> tuple[np.ndarray, float | Non
     return losses, None
 
 
+def _weighted_reduce(losses: np.ndarray, w: np.ndarray | None, dtype: np.dtype, reduction: str
+                     ) -> tuple[np.ndarray, Any]:
+    """The per-element losses times the optional weight w, reduced; and a function that
+    turns the result's gradient g into each element's upstream factor (the reduction's
+    scale times w)."""
+    if w is not None:
+        losses = losses * w
+    loss, scale = _reduce(losses.astype(dtype), reduction)
+
+    def upstream(g: np.ndarray) -> Any:
+        return (g if scale is None else g * scale) * (1 if w is None else w)
+
+    return loss, upstream
+
+
 def _row_max(X: np.ndarray) -> np.ndarray:
     """The max over the last axis, kept as a size-1 axis.
 
@@ -367,15 +382,13 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Any = None,
         log_p = np.maximum(np.log(P), -100)
         log_q = np.maximum(np.log1p(-P), -100)
     losses = -(Y * log_p + (1 - Y) * log_q)
-    if w is not None:
-        losses = losses * w
-    loss, scale = _reduce(losses.astype(P.dtype), reduction)
+    loss, upstream_of = _weighted_reduce(losses, w, P.dtype, reduction)
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
-        upstream = (g if scale is None else g * scale) * (1 if w is None else w)
+        upstream = upstream_of(g)
         if input._requires_grad:
             accumulate(input, (P - Y) / np.maximum(P * (1 - P), 1e-12) * upstream)
         if target._requires_grad:
@@ -402,15 +415,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = N
         losses = (1 - Y) * X + softplus_neg
     else:
         losses = (1 - Y) * X + (1 + (pw - 1) * Y) * softplus_neg
-    if w is not None:
-        losses = losses * w
-    loss, scale = _reduce(losses.astype(X.dtype), reduction)
+    loss, upstream_of = _weighted_reduce(losses, w, X.dtype, reduction)
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
-        upstream = (g if scale is None else g * scale) * (1 if w is None else w)
+        upstream = upstream_of(g)
         if input._requires_grad:
             if pw is None:
                 d = ARRAYS.sigmoid(X) - Y
