@@ -8,10 +8,10 @@ loss function, `map(Value, xrow)`, `sum(losses)`, `p*p`) is kept as published; o
 With DATA.json (the same moons points as plain lists, made by the driver) the process never
 imports numpy or scikit-learn: W5 uses that to measure the training's memory rather than
 the ~100 MB that importing scikit-learn costs both engines alike.
-With --lockstep the driver paces two of these processes (ours and 0.1.0) step by step: the
-process prints "ready" once set up and "done" after each step, and starts a step only when a
-line arrives on stdin (outside the timed part), so the two never run at the same time and a
-change in the machine's load hits both alike.
+With --lockstep the driver paces this process step by step: it prints "ready" once set up
+and "done" after each step, and starts a step only when a line arrives on stdin (outside the
+timed part). The suite paces 0.1.0's run so, and runs whole runs of ours while it waits, so
+the two never run at the same time and a change in the machine's load hits both alike.
 Prints one JSON object (the last line): losses, accuracies, seconds (wall and CPU) per step,
 RSS before training and peak.
 """

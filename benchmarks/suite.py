@@ -78,7 +78,7 @@ class Plan:
         # one round of its five processes, two timed steps after one warm-up step each;
         # W9 (~0.3 s): 3 rounds of 15 steps; W10 (~0.03-0.3 ms): 3 rounds of 3,000 steps.
         # In all about 23 minutes on a quiet 2-core machine, W1 and W5's 0.1.0 runs 8 of them.
-        return cls(False, 100, 5, 100, 2, (100_000, 1_000_000), 7, 5,
+        return cls(False, 100, 6, 100, 2, (100_000, 1_000_000), 7, 5,
                    {"W6": 5, "W7": 5, "W8": 1, "W9": 3, "W10": 3},
                    {"W6": 300, "W7": 30, "W8": 2, "W9": 15, "W10": 3000})
 
@@ -153,23 +153,37 @@ def _rel(path: Path) -> str:
 # --- the workloads -----------------------------------------------------------------------
 
 def run_w1(plan: Plan, baseline: Path | None) -> dict:
-    """The notebook, ours and 0.1.0: first `w1_baseline_runs` pairs run in lockstep (a step
-    of ours, a step of 0.1.0, ...), then ours alone for the rest of its `w1_runs`."""
+    """The notebook, ours and 0.1.0. Each of 0.1.0's `w1_baseline_runs` runs is paced a step
+    at a time (`--lockstep`); at evenly spaced steps it waits while one whole run of ours
+    goes, its steps back to back as a user's loop runs them. Our `w1_runs` runs are spread
+    that way over 0.1.0's (the rest, if any, after), so a change in the machine's load hits
+    both alike. Ours are not paced step by step: a ~2 s idle gap before each of our ~16 ms
+    steps cost our step ~20% (benchmarks/lockstep_gap.py), which no user's loop pays."""
     ours: list[dict] = []
     theirs: list[dict] = []
     pairs = plan.w1_baseline_runs if baseline is not None else 0
-    for i in range(pairs):
-        log(f"W1 moons notebook, ours ({plan.w1_steps} steps) and micrograd "
-            f"{BASELINE_VERSION} ({plan.w1_baseline_steps} steps) in lockstep, "
-            f"pair {i + 1}/{pairs}")
-        a, b = run_lockstep("moons_notebook", [(plan.w1_steps, SRC),
-                                               (plan.w1_baseline_steps, baseline)], 3600)
-        ours.append(a)
-        theirs.append(b)
-    for i in range(plan.w1_runs - pairs):
-        log(f"W1 moons notebook, ours alone, {plan.w1_steps} steps, run {i + 1}")
+    per_pair = -(-plan.w1_runs // pairs) if pairs else 0  # ceil: spread all of ours
+    during: list[int] = []  # which of 0.1.0's runs each of ours ran inside
+
+    def run_ours(note: str) -> None:
+        log(f"W1 moons notebook, ours, {plan.w1_steps} steps, run {len(ours) + 1}{note}")
         ours.append(run_json("moons_notebook", [plan.w1_steps], SRC, 900))
-    return {"ours": ours, "baseline": theirs, "lockstep_pairs": pairs}
+
+    for i in range(pairs):
+        log(f"W1 moons notebook, micrograd {BASELINE_VERSION} ({plan.w1_baseline_steps} "
+            f"steps) paced, run {i + 1}/{pairs}")
+        starts = {plan.w1_baseline_steps * j // per_pair for j in range(per_pair)}
+
+        def between(step: int, pair: int = i, starts: set = starts) -> None:
+            if step in starts and len(ours) < plan.w1_runs:
+                run_ours(f", during 0.1.0's run {pair + 1}")
+                during.append(pair)
+
+        theirs += run_lockstep("moons_notebook", [(plan.w1_baseline_steps, baseline)], 3600,
+                               between)
+    while len(ours) < plan.w1_runs:
+        run_ours("")
+    return {"ours": ours, "baseline": theirs, "ours_during": during}
 
 
 def _line(process: subprocess.Popen, go: bool = False) -> str:
@@ -181,9 +195,11 @@ def _line(process: subprocess.Popen, go: bool = False) -> str:
     return process.stdout.readline().strip()
 
 
-def run_lockstep(module: str, runs: list[tuple[int, Path | None]], timeout: float) -> list[dict]:
+def run_lockstep(module: str, runs: list[tuple[int, Path | None]], timeout: float,
+                 between: Callable[[int], None] | None = None) -> list[dict]:
     """Run `python -m benchmarks.<module> STEPS --lockstep`, one process per (steps, engine
-    dir), pacing them a step each in turn (see moons_notebook.py); each one's JSON object."""
+    dir), pacing them a step each in turn (see moons_notebook.py); each one's JSON object.
+    `between(k)`, if given, runs before the k-th round of steps, while every process waits."""
     deadline = time.monotonic() + timeout
     processes = [subprocess.Popen(
         [sys.executable, "-m", f"benchmarks.{module}", str(steps), "--lockstep"], cwd=ROOT,
@@ -195,7 +211,11 @@ def run_lockstep(module: str, runs: list[tuple[int, Path | None]], timeout: floa
         for i, process in enumerate(processes):  # both set up before either is timed
             if _line(process) != "ready":
                 failed[i] = "did not start"
+        round_ = 0
         while any(n > 0 for i, n in enumerate(remaining) if i not in failed):
+            if between is not None:
+                between(round_)
+            round_ += 1
             if time.monotonic() > deadline:
                 failed.update((i, f"timed out after {timeout:.0f} s")
                               for i, n in enumerate(remaining) if n > 0 and i not in failed)

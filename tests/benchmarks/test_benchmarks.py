@@ -199,3 +199,28 @@ def test_runs_in_lockstep_take_turns_and_never_overlap(monkeypatch):
     assert [who for *_, who in steps] == ["first", "second", "first", "second", "first"]
     for (_, end, _), (start, _, _) in itertools.pairwise(steps):
         assert end <= start, "two paced steps ran at the same time"
+
+
+@pytest.mark.slow
+def test_w1_runs_ours_whole_while_the_paced_baseline_waits(monkeypatch):
+    # W1: the baseline goes a step at a time; each of our runs goes whole, its steps back to
+    # back, inside one of the baseline's gaps (this repo's engine stands in for 0.1.0 here)
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.suite import SRC, Plan, run_w1
+
+    plan = Plan.make(quick=True)
+    plan.w1_steps, plan.w1_runs, plan.w1_baseline_steps, plan.w1_baseline_runs = 2, 3, 4, 2
+    result = run_w1(plan, SRC)
+    ours, theirs = result["ours"], result["baseline"]
+    assert all("error" not in r for r in ours + theirs), (ours, theirs)
+    assert len(ours) == 3 and len(theirs) == 2
+    assert result["ours_during"] == [0, 0, 1]  # two runs inside the first, one in the second
+    assert all(r["losses"][0] == 0.8958441028683222 for r in ours + theirs)
+    for run, pair in zip(ours, result["ours_during"], strict=True):
+        base = theirs[pair]
+        start, end = run["step_starts"][0], run["step_starts"][-1] + run["seconds"][-1]
+        gaps = list(itertools.pairwise(
+            [(t, t + s) for t, s in zip(base["step_starts"], base["seconds"], strict=True)]))
+        before_first = start < base["step_starts"][0] and end < base["step_starts"][0]
+        assert before_first or any(a_end < start and end < b_start
+                                   for (_, a_end), (b_start, _) in gaps), (run, base)
