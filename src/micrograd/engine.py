@@ -411,11 +411,27 @@ def _pow_backward(out: Value) -> None:  # x ** y with y a Value too: the gradien
 
 # --- the registry's ops ------------------------------------------------------------------
 
+# Ops whose local derivative is a 0/1 mask (relu: g * (out > 0)): a zero gradient sends
+# exactly +-0.0 to the input whatever its number, and adding +-0.0 leaves a sum as it was,
+# so their backward step can skip a zero gradient. In a ReLU net that is common: a sample
+# whose hinge loss is 0, a unit that is off (see _weighted_sum_backward).
+_MASKED = frozenset({"relu"})
+
+
 def _unary_backward(name: str, vjp: Callable[..., float]) -> Callable[[Value], None]:
     """The backward step of registry op `name`: x.grad += vjp(out.grad, x, out)."""
     def backward(out: Value) -> None:
         (x,) = out._prev
         x.grad += vjp(out.grad, x.data, out.data)
+
+    def masked_backward(out: Value) -> None:
+        g = out.grad
+        if g:  # (nan is true: it goes through, as g * (out > 0) would send it)
+            (x,) = out._prev
+            x.grad += vjp(g, x.data, out.data)
+
+    if name in _MASKED:
+        backward = masked_backward
 
     # a module-level name, so pickle finds it as it found the hand-written steps before
     backward.__name__ = backward.__qualname__ = f"_{name}_backward"
@@ -598,9 +614,15 @@ def _weighted_sum_backward(out: Value) -> None:
     a cell per variable and a list per neuron call. A neural net makes thousands of these
     nodes per step, and every object less is one the cyclic gc does not have to crawl.
     """
+    g = out.grad
+    if not g and math.isfinite(out.data):
+        # A zero gradient (a ReLU that is off, a sample the hinge loss ignores) would add
+        # xi * 0.0 and wi * 0.0: exactly +-0.0, which changes no sum, as long as every wi
+        # and xi is finite -- and they are when out's number is (an inf or nan among them
+        # makes the sum inf or nan). Half of a ReLU net's neurons and more skip the loop.
+        return
     inputs = out._prev
     n = len(inputs) // 2
-    g = out.grad
     inputs[-1].grad += g
     # Last input first, as the fine-grained graph's backward meets the products: an input
     # given twice (m([x, x])) then adds up its two shares in the same order, to the last bit.
