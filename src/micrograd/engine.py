@@ -201,15 +201,19 @@ class Value:
         operand = _as_value(other)
         if operand is None:
             return NotImplemented
-        out = Value(self.data + operand.data, (self, operand), "+")
-        return out._attach(_add_backward)
+        data = self.data + operand.data
+        if type(data) is not float:  # (a .data set to an int by hand)
+            data = _as_float(data)
+        return _node(Value, data, (self, operand), "+", _add_backward)
 
     def __mul__(self, other: Value | Number) -> Value:
         operand = _as_value(other)
         if operand is None:
             return NotImplemented
-        out = Value(self.data * operand.data, (self, operand), "*")
-        return out._attach(_mul_backward)
+        data = self.data * operand.data
+        if type(data) is not float:
+            data = _as_float(data)
+        return _node(Value, data, (self, operand), "*", _mul_backward)
 
     def __pow__(self, other: Value | Number) -> Value:
         if isinstance(other, Value):
