@@ -5,6 +5,9 @@ Runs the notebook's training (as W1) and splits each step into phases, CPU time 
 steps), plus the time Python's cyclic garbage collector spent, per generation. Works with
 any micrograd first on PYTHONPATH, so the same tool profiles the engine before and after a
 change (the walk is timed by a separate extra walk, so it is not double counted).
+As in the notebook, a step's graph stays alive until the next step's loss is built (the
+notebook's `total_loss` is reassigned then), so the collector meets two graphs, as W1 does;
+"free" is the old graph going at that point.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from micrograd.engine import Value
 from micrograd.nn import MLP
 
 clock = time.process_time
-PHASES = ("inputs", "forward", "loss", "backward", "update", "free")
+PHASES = ("inputs", "forward", "loss", "free", "backward", "update")
 
 
 def main(steps: int) -> None:
@@ -49,6 +52,7 @@ def main(steps: int) -> None:
     gc.callbacks.append(on_gc)
     times: dict[str, list[float]] = {p: [] for p in PHASES + ("walk (extra)", "total")}
     nodes = 0
+    kept: list[Value] = []  # the last step's loss, and through it its graph
     for k in range(steps):
         t = [clock()]
         inputs = [list(map(Value, xrow)) for xrow in X]
@@ -59,6 +63,9 @@ def main(steps: int) -> None:
         data_loss = sum(losses) * (1.0 / len(losses))
         reg_loss = 1e-4 * sum(p * p for p in model.parameters())
         total_loss = data_loss + reg_loss
+        del inputs, scores, losses, data_loss, reg_loss  # the notebook's loss() returns
+        t.append(clock())
+        kept.clear()  # frees the last step's graph (reference counting)
         t.append(clock())
         model.zero_grad()
         total_loss.backward()
@@ -67,17 +74,13 @@ def main(steps: int) -> None:
         for p in model.parameters():
             p.data -= learning_rate * p.grad
         t.append(clock())
-        del inputs, scores, losses, data_loss, reg_loss
         w0 = clock()
         nodes = len(walker(total_loss))
-        w1 = clock()
-        del total_loss  # frees the whole graph (reference counting)
-        t.append(clock())
+        times["walk (extra)"].append(clock() - w0)
+        kept.append(total_loss)
         for name, (a, b) in zip(PHASES, itertools.pairwise(t), strict=True):
             times[name].append(b - a)
-        times["walk (extra)"].append(w1 - w0)
-        times["free"][-1] -= w1 - w0
-        times["total"].append(t[-1] - t[0] - (w1 - w0))
+        times["total"].append(t[-1] - t[0])
     gc.callbacks.remove(on_gc)
 
     print(f"micrograd from {autograd.__file__.rsplit('/', 2)[0]}; {steps} steps; "

@@ -506,6 +506,35 @@ def test_weighted_sum_matches_torch():
     assert b.grad == pytest.approx(tb.grad.item(), rel=1e-13)
 
 
+@pytest.mark.parametrize("x0", [1.5, math.inf, -math.inf, math.nan])
+def test_weighted_sum_under_a_zero_gradient_matches_torch(x0):
+    # out.grad is 0 (times 0.0, as a ReLU that is off): the backward step may skip its loop
+    # only when that sends exactly 0 -- an inf or nan input must still make its weight's
+    # gradient nan (inf * 0), as in torch
+    torch = require_module("torch")
+    ws, xs, b0 = [0.5, -2.0], [x0, 0.25], 0.1
+    w, x, b = [Value(v) for v in ws], [Value(v) for v in xs], Value(b0)
+    (weighted_sum(w, x, b) * 0.0).backward()
+    tw = torch.tensor(ws, dtype=torch.float64, requires_grad=True)
+    tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    tb = torch.tensor(b0, dtype=torch.float64, requires_grad=True)
+    ((tb + (tw * tx).sum()) * 0.0).backward()
+    for ours, theirs in ((w, tw.grad.tolist()), (x, tx.grad.tolist()), ([b], [tb.grad.item()])):
+        assert [v.grad for v in ours] == pytest.approx(theirs, nan_ok=True)
+
+
+def test_relu_passes_a_nan_gradient_and_skips_a_zero_one():
+    x = Value(-1.0)
+    y = x.relu()
+    y.grad = math.nan  # as a nan from above would arrive: g * (out > 0) is nan
+    y._backward()
+    assert math.isnan(x.grad)
+    x.grad = 0.25
+    y.grad = 0.0
+    y._backward()
+    assert x.grad == 0.25
+
+
 # ---------------------------------------------------------------------------------------
 # Lecture-style extensions and in-place forms
 # ---------------------------------------------------------------------------------------
