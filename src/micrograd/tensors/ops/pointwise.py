@@ -183,12 +183,12 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     if np.ndim(fill) != 0:
         raise ValueError("masked_fill only supports a 0-dimensional value tensor or a number, "
                          f"got shape {np.shape(fill)}")
-    try:
-        np.broadcast_to(cond, data.shape)
+    try:  # the mask and x broadcast together, both ways, as in torch (a bigger mask: a
+        # bigger result, whose gradient unary() sums back to x's shape)
+        out = np.where(cond, np.asarray(fill).astype(data.dtype), data)
     except ValueError as error:
-        raise ValueError(f"masked_fill: mask of shape {cond.shape} cannot be broadcast to the "
-                         f"tensor's shape {data.shape}") from error
-    out = np.where(cond, np.asarray(fill).astype(data.dtype), data)
+        raise ValueError(f"masked_fill: mask of shape {cond.shape} cannot be broadcast with "
+                         f"the tensor's shape {data.shape}") from error
     return unary(x, out, "masked_fill", lambda g: np.where(cond, 0, g))
 
 
