@@ -42,12 +42,15 @@ def test_masked_fill_refuses_a_mask_that_does_not_fit(mask_shape):
         x.masked_fill(mtorch.from_numpy(mask), 1.0)
 
 
-@pytest.mark.parametrize("shape", [(1,), (5,), (2, 1)])
-def test_one_element_and_vector_parameters_against_a_vector(shape):
-    # unbroadcast's 1-d path: a (1,) parameter times a vector sums its gradient; a (5,) one
-    # does not; a (2, 1) one takes the general path
+@pytest.mark.parametrize(("shape", "x_shape"), [
+    ((1,), (5,)), ((5,), (5,)), ((2, 1), (5,)),  # 1-d data: (2, 1) makes a (2, 5) result
+    ((1, 5), (3, 5)), ((3, 1), (3, 5)), ((1, 1), (3, 5)), ((3, 5), (3, 5)), ((5,), (3, 5)),
+    ((1, 1, 5), (2, 3, 5)), ((2, 1, 1), (2, 3, 5)), ((1,), (2, 3, 5))])
+def test_parameters_broadcast_against_data_get_torchs_gradients(shape, x_shape):
+    # unbroadcast: its 1-d and 2-d paths (stretched rows, columns, both, neither), a leading
+    # axis added, and the general path for 3-d
     rng = np.random.default_rng(1)
-    x, tx = _pair(rng.standard_normal(5).astype(np.float32))
+    x, tx = _pair(rng.standard_normal(x_shape).astype(np.float32))
     p, tp = _pair(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
     loss = (p * x + p).pow(2).sum()
     tloss = (tp * tx + tp).pow(2).sum()

@@ -117,11 +117,15 @@ def unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
         g = np.add.reduce(g, axis=tuple(range(extra)))
         if g.shape == shape:  # a bias's gradient, summed over the batch: done
             return g if type(g) is np.ndarray else np.asarray(g)
-    if len(shape) == 1:  # a bias, or a one-element parameter times a vector: no tuple to build
-        if shape[0] == 1 and g.shape[0] != 1:
-            g = np.add.reduce(g, axis=0, keepdims=True)
-        return g if type(g) is np.ndarray else np.asarray(g)
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    # the common ranks without a generator: a one-element parameter times a vector, and a
+    # (1, n) row (BatchNorm's gain, a keepdim mean) or (n, 1) column against a batch
+    if len(shape) == 1:
+        stretched: tuple[int, ...] = (0,) if shape[0] == 1 and g.shape[0] != 1 else ()
+    elif len(shape) == 2:
+        rows, cols = shape[0] == 1 and g.shape[0] != 1, shape[1] == 1 and g.shape[1] != 1
+        stretched = (0, 1) if rows and cols else (0,) if rows else (1,) if cols else ()
+    else:
+        stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if stretched:
         g = np.add.reduce(g, axis=stretched, keepdims=True)
     return g if type(g) is np.ndarray else np.asarray(g)
