@@ -1,9 +1,9 @@
 """numpy's floating-point warnings switched off around a block of array code, cheaply.
 
-`with np.errstate(all="ignore"):` is right but costs ~2 us (it builds numpy's error-state
-object from keyword arguments on every entry), which is 3% of a tiny-tensor training step
-when backward() pays it once a pass. On numpy 2, whose error state is a context variable,
-`silence()` sets a prepared "ignore all" state in ~0.2 us; it is derived from the state in
+`with np.errstate(all="ignore"):` is right but costs ~1-2 us (it builds numpy's error
+state from keyword arguments on every entry): a few % of a tiny-tensor training step, which
+pays it once a backward() pass. On numpy 2, whose error state is a context variable,
+`silence()` sets a prepared "ignore all" state in ~0.3 us; it is derived from the state in
 force (so a user's bufsize or error callback still holds) and kept per state. On numpy
 versions without that variable it falls back to np.errstate.
 
