@@ -36,6 +36,7 @@ from micrograd.tensors import (
     dtypes,
     node_names,
     printing,
+    quiet_floats,
     saved,
     torch_api,
     torch_warnings,
@@ -374,15 +375,16 @@ class Tensor(TensorMethods):
             self._grad_array = seed if old is None else old + seed
         else:
             self._grad_array = seed
-        try:
-            with np.errstate(all="ignore"):  # inf/nan gradients silently, as in PyTorch: once
-                ran = autograd.backward(self, seed, None, saved.check_graph,  # not per op
-                                        _release_grad)
+        quiet = quiet_floats.silence()  # inf/nan gradients silently, as in PyTorch: once
+        try:  # a pass, not per op
+            ran = autograd.backward(self, seed, None, saved.check_graph, _release_grad)
         except BaseException:  # a pass stopped half-way: no half-summed gradient stays
             for node in autograd.topological_order(self):
                 if node._grad_fn is not None:
                     node._grad_array = None
             raise
+        finally:
+            quiet_floats.restore(quiet)
         if not retain_graph:
             saved.release(ran)
 

@@ -19,6 +19,7 @@ from micrograd.tensors.function import (
     binary,
     leaf,
     method,
+    node,
     operand,
     unary,
 )
@@ -72,8 +73,8 @@ def _power_gradient(g: np.ndarray, data: np.ndarray, exponent: float) -> np.ndar
     """torch's pow backward, g * (e * x^(e-1)), with x^(e-1) by multiplication too."""
     if exponent == 0:
         return np.zeros_like(g)
-    if exponent == 2:  # x^1 is x itself: no copy of it (torch's x.pow(1) has x's values)
-        return g * (2 * data)
+    if exponent == 2:  # x^1 is x itself: no copy of it (torch's x.pow(1) has x's values);
+        return g * (data + data)  # x + x is 2x exactly, without numpy's Python-int operand
     lower = _fast_power(data, exponent - 1)
     if lower is None:
         with np.errstate(all="ignore"):
@@ -93,7 +94,10 @@ def power(x: Tensor, exponent: Any) -> Tensor:
     is computed by multiplication, with torch's values; anything else is np.power."""
     if (type(exponent) is int or type(exponent) is float) and x._array.dtype.kind == "f":
         out = _fast_power(x._array, exponent)
-        if out is not None:  # binary(): the trace finds the exponent as the operand
+        if out is not None:
+            if not x._requires_grad:  # (x ** 2 of data: no backward step to make)
+                return node(out, (x,), "**", None, False)
+            # binary(): the trace finds the exponent as the operand
             return binary(x, exponent, "**", lambda _x, _y: out, _power_vjp, None)
     if type(x) is not Tensor:
         x = Tensor(x)
@@ -179,12 +183,12 @@ def masked_fill(x: Tensor, mask: Any, value: Any) -> Tensor:
     if np.ndim(fill) != 0:
         raise ValueError("masked_fill only supports a 0-dimensional value tensor or a number, "
                          f"got shape {np.shape(fill)}")
-    try:
-        np.broadcast_to(cond, data.shape)
+    try:  # the mask and x broadcast together, both ways, as in torch (a bigger mask: a
+        # bigger result, whose gradient unary() sums back to x's shape)
+        out = np.where(cond, np.asarray(fill).astype(data.dtype), data)
     except ValueError as error:
-        raise ValueError(f"masked_fill: mask of shape {cond.shape} cannot be broadcast to the "
-                         f"tensor's shape {data.shape}") from error
-    out = np.where(cond, np.asarray(fill).astype(data.dtype), data)
+        raise ValueError(f"masked_fill: mask of shape {cond.shape} cannot be broadcast with "
+                         f"the tensor's shape {data.shape}") from error
     return unary(x, out, "masked_fill", lambda g: np.where(cond, 0, g))
 
 

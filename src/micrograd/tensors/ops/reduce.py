@@ -55,6 +55,9 @@ def keep_reduced_axes(g: np.ndarray, axes: tuple | None, keepdim: bool) -> np.nd
 def sum(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
     """Sum over `dim` (all by default);  every input element gets the output's grad."""
     data = x._array
+    if dim is None and not keepdim:  # a loss's .sum(): no axes to work out
+        out = np.asarray(np.add.reduce(data, None))
+        return unary(x, out, "sum", lambda g: spread(g, data.shape))
     axes = axes_of(dim, data.ndim)
     # np.add.reduce is ndarray.sum without its Python-level wrapper (~0.5 us)
     out = np.asarray(np.add.reduce(data, axis=axes, keepdims=True) if keepdim
