@@ -1,0 +1,158 @@
+"""numpy work on big arrays split over threads: each thread runs the same kernel on its own
+chunk of rows, one chunk on the calling thread.
+
+Why: numpy runs an elementwise loop or a reduction on one core; torch runs its kernels on
+every core it may use. numpy releases the GIL inside its loops, so plain threads get real
+parallelism for kernels made of numpy calls on big arrays.
+
+Results are bit-identical to one call on the whole array, because a chunk is cut only
+along an axis the kernel works on element by element (rows, when a kernel reduces along
+its last axes), and a flat chunk starts at a multiple of `_ALIGN` elements, so numpy's
+vector loops see the same lanes and the same tail as in the unsplit call.
+
+Below `MIN_ELEMENTS`, when one thread is allowed (`threads.max_threads()`: 1 under
+`torch.set_num_threads(1)` or OPENBLAS_NUM_THREADS=1), or inside a worker thread, the
+kernel runs once on the whole array in the caller. An exception in any chunk is raised
+in the caller, after every chunk has finished.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+
+from micrograd.tensors import threads
+
+# Work below this many element-passes (elements x numpy passes over them) runs in the
+# caller. Handing a chunk to a worker and waiting for it costs 15 µs on an idle core of the
+# 2-core machine of docs/benchmarks.md and 60-90 µs while other jobs run; one float32 pass
+# costs ~0.3-1 ns an element, so 2**20 element-passes (0.3-1 ms) leave the hand-off a few %.
+MIN_WORK = 1 << 20
+# chunk starts in a flat array: a multiple of every SIMD width numpy uses (64 bytes of
+# float64 and more), so each element lands in the same vector lane as unsplit
+_ALIGN = 64
+# elements per kernel call in a flat chunk: a few float32 temporaries of this size stay in
+# a core's L2 cache, where a pass over the whole array would stream through memory
+# a core's L2 cache (1 MiB here), where a pass over the whole array would stream through
+# memory; not smaller, since each numpy call in a worker takes the GIL twice
+BLOCK = 1 << 16
+
+_pool: ThreadPoolExecutor | None = None
+_pool_workers = 0
+_pool_lock = threading.Lock()
+_in_worker = threading.local()
+
+
+def thread_count(work: int) -> int:
+    """How many threads `work` element-passes should use (1: run it in the caller)."""
+    if work < MIN_WORK or getattr(_in_worker, "active", False):
+        return 1
+    return max(1, min(threads.max_threads(), work // (MIN_WORK // 2)))
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    global _pool, _pool_workers
+    with _pool_lock:
+        if _pool is None or _pool_workers < workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(workers, thread_name_prefix="micrograd-parallel")
+            _pool_workers = workers
+        return _pool
+
+
+def _in_worker_thread(work: Callable[[slice], None], part: slice) -> None:
+    _in_worker.active = True
+    try:
+        work(part)
+    finally:
+        _in_worker.active = False
+
+
+def bounds(length: int, parts: int, align: int = 1) -> list[slice]:
+    """`parts` consecutive slices covering range(length), near-equal, each start a multiple
+    of `align` (fewer slices when length is too short for `parts`)."""
+    step = -(-length // parts)
+    step = -(-step // align) * align
+    return [slice(start, min(start + step, length)) for start in range(0, length, step)]
+
+
+def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
+        block: int | None = None) -> None:
+    """Call work(s) for slices s covering range(length) (an axis the work treats element
+    by element), in parallel when `cost` (element-passes) is big enough; with `block`, in
+    slices of at most `block` (so a kernel's temporaries stay in cache)."""
+    n = thread_count(cost)
+    parts = bounds(length, n, align) if n > 1 and length > 1 else [slice(0, length)]
+    chunk_work = work if block is None else _in_blocks(work, block)
+    if len(parts) == 1:
+        chunk_work(parts[0])
+        return
+    pool = _executor(len(parts) - 1)
+    futures: list[Future[None]] = [pool.submit(_in_worker_thread, chunk_work, part)
+                                   for part in parts[1:]]
+    error: BaseException | None = None
+    try:
+        _in_worker_thread(chunk_work, parts[0])
+    except BaseException as exc:  # raised below, once the workers are done
+        error = exc
+    for future in futures:
+        exc = future.exception()
+        if exc is not None and error is None:
+            error = exc
+    if error is not None:
+        raise error
+
+
+def _in_blocks(work: Callable[[slice], None], block: int) -> Callable[[slice], None]:
+    def blocked(part: slice) -> None:
+        for start in range(part.start, part.stop, block):
+            work(slice(start, min(start + block, part.stop)))
+
+    return blocked
+
+
+def _row_align(row_elements: int) -> int:
+    """Rows per chunk start so that a chunk of a C-contiguous array starts at a multiple
+    of _ALIGN elements."""
+    return _ALIGN // math.gcd(_ALIGN, max(row_elements, 1))
+
+
+def elementwise(kernel: Callable[..., None], *arrays: np.ndarray, passes: int) -> None:
+    """kernel(*chunks) over matching chunks of `arrays` (the first sets the shape; an
+    array that broadcasts to it is passed whole or by rows); the kernel, which makes
+    about `passes` numpy passes over its chunk, writes its outputs' chunks in place.
+    Flat chunks of at most BLOCK elements when every array is C-contiguous and of one
+    shape, else chunks of rows."""
+    first = arrays[0]
+    cost = first.size * passes
+    if first.size <= BLOCK and thread_count(cost) == 1:
+        kernel(*arrays)
+        return
+    if _all_flat(arrays):
+        flats = [a.reshape(-1) for a in arrays]
+
+        def flat_work(part: slice) -> None:
+            kernel(*(a[part] for a in flats))
+
+        run(flat_work, first.size, cost, _ALIGN, BLOCK)
+        return
+    if first.ndim == 0 or thread_count(cost) == 1:
+        kernel(*arrays)
+        return
+    rows = first.shape[0]
+
+    def row_work(part: slice) -> None:
+        kernel(*(a[part] if a.ndim == first.ndim and a.shape[0] == rows else a
+                 for a in arrays))
+
+    run(row_work, rows, cost, _row_align(first.size // max(rows, 1)))
+
+
+def _all_flat(arrays: tuple[np.ndarray, ...]) -> bool:
+    shape = arrays[0].shape
+    return all(a.shape == shape and a.flags.c_contiguous for a in arrays)
