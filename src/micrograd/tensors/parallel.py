@@ -156,3 +156,10 @@ def elementwise(kernel: Callable[..., None], *arrays: np.ndarray, passes: int) -
 def _all_flat(arrays: tuple[np.ndarray, ...]) -> bool:
     shape = arrays[0].shape
     return all(a.shape == shape and a.flags.c_contiguous for a in arrays)
+
+
+def over_rows(work: Callable[[slice], None], a: np.ndarray, passes: int) -> None:
+    """work(s) for chunks s of a's first axis (the work treats rows independently: it may
+    reduce along the other axes), in parallel when a.size * passes is big enough."""
+    rows = a.shape[0] if a.ndim else 1
+    run(work, rows, a.size * passes, _row_align(a.size // max(rows, 1)))
