@@ -18,10 +18,11 @@ in the caller, after every chunk has finished.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -32,6 +33,8 @@ from micrograd.tensors import threads
 # 2-core machine of docs/benchmarks.md and 60-90 µs while other jobs run; one float32 pass
 # costs ~0.3-1 ns an element, so 2**20 element-passes (0.3-1 ms) leave the hand-off a few %.
 MIN_WORK = 1 << 20
+# element-passes per slice a thread takes at a time (see _Job)
+TASK_WORK = 1 << 19
 # chunk starts in a flat array: a multiple of every SIMD width numpy uses (64 bytes of
 # float64 and more), so each element lands in the same vector lane as unsplit
 _ALIGN = 64
@@ -48,7 +51,7 @@ _in_worker = threading.local()
 
 
 def thread_count(work: int) -> int:
-    """How many threads `work` element-passes should use (1: run it in the caller)."""
+    """How many threads `work` element-passes may use (1: run it in the caller)."""
     if work < MIN_WORK or getattr(_in_worker, "active", False):
         return 1
     return max(1, min(threads.max_threads(), work // (MIN_WORK // 2)))
@@ -65,20 +68,46 @@ def _executor(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def _in_worker_thread(work: Callable[[slice], None], part: slice) -> None:
-    _in_worker.active = True
-    try:
-        work(part)
-    finally:
-        _in_worker.active = False
-
-
 def bounds(length: int, parts: int, align: int = 1) -> list[slice]:
     """`parts` consecutive slices covering range(length), near-equal, each start a multiple
     of `align` (fewer slices when length is too short for `parts`)."""
-    step = -(-length // parts)
-    step = -(-step // align) * align
+    step = -(-length // max(parts, 1))
+    step = max(-(-step // align) * align, 1)
     return [slice(start, min(start + step, length)) for start in range(0, length, step)]
+
+
+class _Job:
+    """Slices of one call's work, taken one at a time by whichever thread is free.
+
+    The caller takes slices too and waits only for slices a worker has already started:
+    on a machine whose other core is busy, a worker that never got a core takes nothing,
+    and the call costs what the serial one does plus the hand-off."""
+
+    __slots__ = ("claims", "error", "finished", "left", "lock", "parts", "work")
+
+    def __init__(self, work: Callable[[slice], None], parts: list[slice]) -> None:
+        self.work, self.parts = work, parts
+        self.claims = itertools.count()  # next() on it is atomic under the GIL
+        self.lock = threading.Lock()
+        self.left = len(parts)
+        self.finished = threading.Event()
+        self.error: BaseException | None = None
+
+    def take_slices(self) -> None:
+        was_worker = getattr(_in_worker, "active", False)
+        _in_worker.active = True  # a kernel that calls run() again runs serially
+        try:
+            while (i := next(self.claims)) < len(self.parts):
+                try:
+                    self.work(self.parts[i])
+                except BaseException as exc:  # raised in the caller, once all are done
+                    self.error = self.error or exc
+                with self.lock:
+                    self.left -= 1
+                    if self.left == 0:
+                        self.finished.set()
+        finally:
+            _in_worker.active = was_worker
 
 
 def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
@@ -87,25 +116,23 @@ def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
     by element), in parallel when `cost` (element-passes) is big enough; with `block`, in
     slices of at most `block` (so a kernel's temporaries stay in cache)."""
     n = thread_count(cost)
-    parts = bounds(length, n, align) if n > 1 and length > 1 else [slice(0, length)]
     chunk_work = work if block is None else _in_blocks(work, block)
+    if n == 1 or length < 2:
+        chunk_work(slice(0, length))
+        return
+    # a few slices per thread, so a thread that got its core late takes fewer
+    parts = bounds(length, min(4 * n, max(n, cost // TASK_WORK)), align)
     if len(parts) == 1:
         chunk_work(parts[0])
         return
-    pool = _executor(len(parts) - 1)
-    futures: list[Future[None]] = [pool.submit(_in_worker_thread, chunk_work, part)
-                                   for part in parts[1:]]
-    error: BaseException | None = None
-    try:
-        _in_worker_thread(chunk_work, parts[0])
-    except BaseException as exc:  # raised below, once the workers are done
-        error = exc
-    for future in futures:
-        exc = future.exception()
-        if exc is not None and error is None:
-            error = exc
-    if error is not None:
-        raise error
+    job = _Job(chunk_work, parts)
+    pool = _executor(n - 1)
+    for _ in range(min(n, len(parts)) - 1):
+        pool.submit(job.take_slices)
+    job.take_slices()
+    job.finished.wait()
+    if job.error is not None:
+        raise job.error
 
 
 def _in_blocks(work: Callable[[slice], None], block: int) -> Callable[[slice], None]:
