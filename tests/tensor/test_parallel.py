@@ -1,0 +1,215 @@
+"""tensors/parallel.py: numpy kernels split over threads give the serial result bit for bit,
+surface a worker's exception in the caller, and run serially when one thread is allowed.
+
+The oracle is the same kernel run once on the whole array (parallel.py's own promise);
+the ops' values against torch are the torch twins' business (test_gelu_float32,
+test_attention, test_layers)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from tests.conftest import require_module
+
+require_module("hypothesis")
+from hypothesis import given, settings  # noqa: E402 (after the check above)
+from hypothesis import strategies as st  # noqa: E402
+
+import micrograd.torch as torch  # noqa: E402
+from micrograd.tensors import parallel, threads  # noqa: E402
+
+F = torch.nn.functional
+
+
+class _Threads:
+    """parallel.py's switches: every size split over `n` threads, or nothing split."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+
+    def split(self, n: int = 3) -> None:
+        self.monkeypatch.setattr(parallel, "MIN_WORK", 2)
+        self.monkeypatch.setattr(parallel, "TASK_WORK", 2)
+        self.monkeypatch.setattr(parallel, "BLOCK", 64)  # blocks inside slices too
+        self.monkeypatch.setattr(threads, "max_threads", lambda: n)
+
+    def serial(self) -> None:
+        self.monkeypatch.setattr(parallel, "MIN_WORK", 1 << 62)
+        self.monkeypatch.setattr(parallel, "BLOCK", 1 << 62)
+
+
+@pytest.fixture
+def switch(monkeypatch: pytest.MonkeyPatch) -> _Threads:
+    return _Threads(monkeypatch)
+
+
+def _array(shape: tuple[int, ...], dtype: type, layout: str, seed: int) -> np.ndarray:
+    """Normal numbers of `shape`: contiguous, transposed (a strided view) or every other
+    row of a bigger array."""
+    rng = np.random.default_rng(seed)
+    if layout == "transposed":
+        return (rng.standard_normal(shape[::-1]) * 3).astype(dtype).T
+    if layout == "strided" and shape:
+        return (rng.standard_normal((2 * shape[0],) + shape[1:]) * 3).astype(dtype)[::2]
+    return (rng.standard_normal(shape) * 3).astype(dtype)
+
+
+shapes = st.lists(st.integers(0, 37), min_size=1, max_size=3).map(tuple)
+dtypes = st.sampled_from([np.float32, np.float64])
+layouts = st.sampled_from(["contiguous", "transposed", "strided"])
+
+
+def _gelu_and_grad(x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = torch.tensor(x, requires_grad=True)
+    y = F.gelu(t)
+    y.backward(torch.tensor(g))
+    return y.detach().numpy().copy(), t.grad.numpy().copy()
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=shapes, dtype=dtypes, layout=layouts, seed=st.integers(0, 2**16))
+def test_gelu_split_over_threads_equals_serial_bit_for_bit(
+        shape: tuple, dtype: type, layout: str, seed: int) -> None:
+    x = _array(shape, dtype, layout, seed)
+    g = _array(shape, dtype, "contiguous", seed + 1)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = _gelu_and_grad(x, g)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = _gelu_and_grad(x, g)
+    for e, r in zip(expected, got, strict=True):
+        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+
+
+def _layer_norm_and_grads(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
+    n = x.shape[-1]
+    rng = np.random.default_rng(n)
+    w = torch.tensor(rng.standard_normal(n).astype(x.dtype), requires_grad=True)
+    b = torch.tensor(rng.standard_normal(n).astype(x.dtype), requires_grad=True)
+    t = torch.tensor(x, requires_grad=True)
+    y = F.layer_norm(t, (n,), w, b)
+    y.backward(torch.tensor(g))
+    return [a.numpy().copy() for a in (y.detach(), t.grad, w.grad, b.grad)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.lists(st.integers(1, 23), min_size=2, max_size=3).map(tuple), dtype=dtypes,
+       layout=layouts, seed=st.integers(0, 2**16))
+def test_layer_norm_split_over_threads_equals_serial_bit_for_bit(
+        shape: tuple, dtype: type, layout: str, seed: int) -> None:
+    x = _array(shape, dtype, layout, seed)
+    g = _array(shape, dtype, "contiguous", seed + 1)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = _layer_norm_and_grads(x, g)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = _layer_norm_and_grads(x, g)
+    for e, r in zip(expected, got, strict=True):
+        assert r.tobytes() == e.tobytes()
+
+
+def _attention_and_grads(q: np.ndarray, k: np.ndarray, v: np.ndarray, g: np.ndarray,
+                         dropout_p: float) -> list[np.ndarray]:
+    torch.manual_seed(0)
+    ts = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+    y = F.scaled_dot_product_attention(*ts, is_causal=True, dropout_p=dropout_p)
+    y.backward(torch.tensor(g))
+    return [y.detach().numpy().copy()] + [t.grad.numpy().copy() for t in ts]
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=st.integers(1, 7), length=st.integers(1, 13), dim=st.integers(1, 9),
+       dtype=dtypes, dropout_p=st.sampled_from([0.0, 0.3]), seed=st.integers(0, 2**16))
+def test_attention_split_over_threads_equals_serial_bit_for_bit(
+        batch: int, length: int, dim: int, dtype: type, dropout_p: float, seed: int) -> None:
+    q, k, v, g = (_array((batch, length, dim), dtype, "contiguous", seed + i) for i in range(4))
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = _attention_and_grads(q, k, v, g, dropout_p)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = _attention_and_grads(q, k, v, g, dropout_p)
+    for e, r in zip(expected, got, strict=True):
+        assert r.tobytes() == e.tobytes()
+
+
+def test_slices_cover_the_axis_once_and_start_aligned() -> None:
+    for length in (0, 1, 63, 64, 65, 1000, 4097):
+        for parts in (1, 2, 3, 8):
+            cut = parallel.bounds(length, parts, 64)
+            covered = [i for s in cut for i in range(s.start, s.stop)]
+            assert covered == list(range(length))
+            assert all(s.start % 64 == 0 for s in cut) and len(cut) <= parts
+
+
+def test_a_split_kernel_runs_on_more_than_one_thread(switch: _Threads) -> None:
+    """The first slice waits until another thread has started one: it can only finish if
+    the work really is shared."""
+    switch.split(2)
+    seen: set[int] = set()
+    other_started = threading.Event()
+
+    def work(part: slice) -> None:
+        seen.add(threading.get_ident())
+        if len(seen) > 1:
+            other_started.set()
+        other_started.wait(timeout=30)
+
+    parallel.run(work, 16, 1 << 30)
+    assert len(seen) == 2 and threading.get_ident() in seen
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_caller(switch: _Threads) -> None:
+    switch.split(2)
+    caller = threading.get_ident()
+    ran_elsewhere = threading.Event()
+
+    def work(part: slice) -> None:
+        if threading.get_ident() != caller:
+            ran_elsewhere.set()
+            raise ArithmeticError(f"slice {part.start}:{part.stop} failed")
+        ran_elsewhere.wait(timeout=30)  # leave slices to the worker
+
+    with pytest.raises(ArithmeticError, match="failed"):
+        parallel.run(work, 8, 1 << 30)
+    assert ran_elsewhere.is_set()
+
+
+def test_an_exception_in_the_caller_is_raised_once_the_workers_are_done(
+        switch: _Threads) -> None:
+    switch.split(2)
+    done: list[int] = []
+
+    def work(part: slice) -> None:
+        if part.start == 0:
+            raise KeyError("first slice")
+        done.append(part.start)
+
+    with pytest.raises(KeyError, match="first slice"):
+        parallel.run(work, 8, 1 << 30)
+    assert sorted(done) == list(range(1, 8))  # every other slice still ran
+
+
+def test_set_num_threads_1_runs_every_kernel_in_the_caller(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    monkeypatch.setattr(parallel, "MIN_WORK", 2)
+    monkeypatch.setattr(parallel, "TASK_WORK", 2)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert parallel.thread_count(1 << 40) == 1
+        seen: set[int] = set()
+        parallel.run(lambda part: seen.add(threading.get_ident()), 64, 1 << 40)
+        assert seen == {threading.get_ident()}
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_small_work_runs_in_the_caller_in_one_call() -> None:
+    calls: list[slice] = []
+    parallel.run(calls.append, 1000, parallel.MIN_WORK - 1)
+    assert calls == [slice(0, 1000)]
