@@ -137,6 +137,40 @@ def test_attention_split_over_threads_equals_serial_bit_for_bit(
         assert r.tobytes() == e.tobytes()
 
 
+def _dropout_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
+    torch.manual_seed(7)
+    t = torch.tensor(x, requires_grad=True)
+    y = F.dropout(t, 0.3)
+    y.backward(torch.tensor(g))
+    return [y.detach().numpy().copy(), t.grad.numpy().copy()]
+
+
+def _clipped(grads: list[np.ndarray]) -> list[np.ndarray]:
+    params = [torch.zeros(g.shape, requires_grad=True) for g in grads]
+    for p, g in zip(params, grads, strict=True):
+        p.grad = torch.tensor(g.astype(np.float32))
+    total = torch.nn.utils.clip_grad_norm_(params, 1.0)
+    return [total.numpy().copy()] + [p.grad.numpy().copy() for p in params]
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=shapes, dtype=dtypes, layout=layouts, seed=st.integers(0, 2**16),
+       sizes=st.lists(shapes, min_size=1, max_size=6))
+def test_dropout_and_clip_grad_split_over_threads_equal_serial_bit_for_bit(
+        shape: tuple, dtype: type, layout: str, seed: int, sizes: list[tuple]) -> None:
+    x = _array(shape, dtype, layout, seed)
+    g = _array(shape, dtype, "contiguous", seed + 1)
+    grads = [_array(s, np.float32, "contiguous", seed + i) for i, s in enumerate(sizes)]
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = _dropout_and_grad(x, g) + _clipped(grads)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = _dropout_and_grad(x, g) + _clipped(grads)
+    for e, r in zip(expected, got, strict=True):
+        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+
+
 def test_slices_cover_the_axis_once_and_start_aligned() -> None:
     for length in (0, 1, 63, 64, 65, 1000, 4097):
         for parts in (1, 2, 3, 8):

@@ -318,12 +318,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     X = input._array
     kept, scale = streams.dropout_keep(X.shape, p, X.dtype if X.dtype.kind == "f"
                                        else np.float32)
-    out = np.multiply(X, kept, dtype=scale.dtype)
-    out *= scale
+    out = np.empty(X.shape, scale.dtype)
+
+    def keep(result: np.ndarray, x: np.ndarray, kept_part: np.ndarray) -> None:
+        np.multiply(x, kept_part, out=result, dtype=result.dtype)
+        result *= scale
+
+    parallel.elementwise(keep, out, X, kept, passes=2)
 
     def vjp(g: np.ndarray) -> np.ndarray:
-        dx = g * kept
-        dx *= scale
+        dx = np.empty(X.shape, np.result_type(g, scale))
+        parallel.elementwise(keep, dx, np.broadcast_to(g, X.shape), kept, passes=2)
         return dx
 
     return unary(input, out, "dropout", vjp)

@@ -187,6 +187,11 @@ def _all_flat(arrays: tuple[np.ndarray, ...]) -> bool:
 
 def over_rows(work: Callable[[slice], None], a: np.ndarray, passes: int) -> None:
     """work(s) for chunks s of a's first axis (the work treats rows independently: it may
-    reduce along the other axes), in parallel when a.size * passes is big enough."""
+    reduce along the other axes), in parallel when a.size * passes is big enough and a is
+    C-contiguous: numpy reduces in memory order, so a chunk of another layout could sum
+    a row in another order than the whole array does."""
     rows = a.shape[0] if a.ndim else 1
+    if not a.flags.c_contiguous:
+        work(slice(0, rows))
+        return
     run(work, rows, a.size * passes, _row_align(a.size // max(rows, 1)))
