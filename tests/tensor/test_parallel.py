@@ -171,6 +171,29 @@ def test_dropout_and_clip_grad_split_over_threads_equal_serial_bit_for_bit(
         assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
 
 
+def _softmax_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
+    t = torch.tensor(x, requires_grad=True)
+    y = t.softmax(-1)
+    y.backward(torch.tensor(g))
+    return [y.detach().numpy().copy(), t.grad.numpy().copy()]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=shapes, dtype=dtypes, layout=layouts, seed=st.integers(0, 2**16))
+def test_softmax_split_over_threads_equals_serial_bit_for_bit(
+        shape: tuple, dtype: type, layout: str, seed: int) -> None:
+    x = _array(shape, dtype, layout, seed)
+    g = _array(shape, dtype, "contiguous", seed + 1)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = _softmax_and_grad(x, g)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = _softmax_and_grad(x, g)
+    for e, r in zip(expected, got, strict=True):
+        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+
+
 def test_slices_cover_the_axis_once_and_start_aligned() -> None:
     for length in (0, 1, 63, 64, 65, 1000, 4097):
         for parts in (1, 2, 3, 8):
