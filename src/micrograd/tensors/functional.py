@@ -165,6 +165,14 @@ def _zeros_shaped(a: np.ndarray) -> np.ndarray:
     return zeros
 
 
+def _relu_in_place(out: np.ndarray) -> None:
+    np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
+
+
+def _times_positive(result: np.ndarray, g: np.ndarray, out: np.ndarray) -> None:
+    np.multiply(g, out > 0, out=result)  # 1 where x > 0 (0 at 0)
+
+
 def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """relu(x @ W^T + b) as one node (Sequential's Linear followed by ReLU);
     with g' = g * (out > 0): dx = g' W,  dW = g'^T x,  db = sum of g' over the batch.
@@ -173,12 +181,15 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     """
     x = _check_linear(x, weight, "linear_relu")
     out = _affine(x._array, weight._array, bias)
-    np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
+    parallel.elementwise(_relu_in_place, out, passes=1)
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is not None:
-            _linear_backward(g * (out > 0), x, weight, bias)  # 1 where x > 0 (0 at 0)
+            g_kept = np.empty(out.shape, np.result_type(g, out))
+            parallel.elementwise(_times_positive, g_kept, np.broadcast_to(g, out.shape), out,
+                                 passes=3)
+            _linear_backward(g_kept, x, weight, bias)
 
     inputs, record = _record(x, weight, bias)
     return node(out, inputs, "linear_relu", grad_fn, record)
