@@ -270,3 +270,29 @@ def test_small_work_runs_in_the_caller_in_one_call() -> None:
     calls: list[slice] = []
     parallel.run(calls.append, 1000, parallel.MIN_WORK - 1)
     assert calls == [slice(0, 1000)]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_splits_work_on_threads_of_its_own(switch: _Threads) -> None:
+    """The parent's pool threads do not exist in a child; the child starts its own."""
+    import os
+
+    switch.split(2)
+    parallel.run(lambda part: None, 8, 1 << 30)  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if a slice ran on another thread
+        seen: set[int] = set()
+        other_started = threading.Event()
+
+        def work(part: slice) -> None:
+            seen.add(threading.get_ident())
+            if len(seen) > 1:
+                other_started.set()
+            other_started.wait(timeout=30)
+
+        try:
+            parallel.run(work, 16, 1 << 30)
+        finally:
+            os._exit(0 if len(seen) == 2 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

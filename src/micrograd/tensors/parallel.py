@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -66,6 +67,16 @@ def _executor(workers: int) -> ThreadPoolExecutor:
             _pool = ThreadPoolExecutor(workers, thread_name_prefix="micrograd-parallel")
             _pool_workers = workers
         return _pool
+
+
+def _forget_pool_after_fork() -> None:
+    """A forked child has none of the parent's worker threads: start its own pool."""
+    global _pool, _pool_workers, _pool_lock
+    _pool, _pool_workers, _pool_lock = None, 0, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def bounds(length: int, parts: int, align: int = 1) -> list[slice]:
