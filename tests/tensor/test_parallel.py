@@ -8,6 +8,7 @@ test_attention, test_layers)."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -46,6 +47,19 @@ def switch(monkeypatch: pytest.MonkeyPatch) -> _Threads:
     return _Threads(monkeypatch)
 
 
+def _assert_split_equals_serial(run: Any, *args: Any) -> None:
+    """run(*args) with every big-enough kernel split over threads gives, bit for bit and
+    dtype for dtype, what it gives with nothing split."""
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).serial()
+        expected = run(*args)
+    with pytest.MonkeyPatch.context() as mp:
+        _Threads(mp).split()
+        got = run(*args)
+    for e, r in zip(expected, got, strict=True):
+        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+
+
 def _array(shape: tuple[int, ...], dtype: type, layout: str, seed: int) -> np.ndarray:
     """Normal numbers of `shape`: contiguous, transposed (a strided view) or every other
     row of a bigger array."""
@@ -75,14 +89,7 @@ def test_gelu_split_over_threads_equals_serial_bit_for_bit(
         shape: tuple, dtype: type, layout: str, seed: int) -> None:
     x = _array(shape, dtype, layout, seed)
     g = _array(shape, dtype, "contiguous", seed + 1)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).serial()
-        expected = _gelu_and_grad(x, g)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).split()
-        got = _gelu_and_grad(x, g)
-    for e, r in zip(expected, got, strict=True):
-        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+    _assert_split_equals_serial(_gelu_and_grad, x, g)
 
 
 def _layer_norm_and_grads(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
@@ -103,14 +110,7 @@ def test_layer_norm_split_over_threads_equals_serial_bit_for_bit(
         shape: tuple, dtype: type, layout: str, seed: int) -> None:
     x = _array(shape, dtype, layout, seed)
     g = _array(shape, dtype, "contiguous", seed + 1)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).serial()
-        expected = _layer_norm_and_grads(x, g)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).split()
-        got = _layer_norm_and_grads(x, g)
-    for e, r in zip(expected, got, strict=True):
-        assert r.tobytes() == e.tobytes()
+    _assert_split_equals_serial(_layer_norm_and_grads, x, g)
 
 
 def _attention_and_grads(q: np.ndarray, k: np.ndarray, v: np.ndarray, g: np.ndarray,
@@ -128,14 +128,7 @@ def _attention_and_grads(q: np.ndarray, k: np.ndarray, v: np.ndarray, g: np.ndar
 def test_attention_split_over_threads_equals_serial_bit_for_bit(
         batch: int, length: int, dim: int, dtype: type, dropout_p: float, seed: int) -> None:
     q, k, v, g = (_array((batch, length, dim), dtype, "contiguous", seed + i) for i in range(4))
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).serial()
-        expected = _attention_and_grads(q, k, v, g, dropout_p)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).split()
-        got = _attention_and_grads(q, k, v, g, dropout_p)
-    for e, r in zip(expected, got, strict=True):
-        assert r.tobytes() == e.tobytes()
+    _assert_split_equals_serial(_attention_and_grads, q, k, v, g, dropout_p)
 
 
 def _dropout_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
@@ -162,14 +155,7 @@ def test_dropout_and_clip_grad_split_over_threads_equal_serial_bit_for_bit(
     x = _array(shape, dtype, layout, seed)
     g = _array(shape, dtype, "contiguous", seed + 1)
     grads = [_array(s, np.float32, "contiguous", seed + i) for i, s in enumerate(sizes)]
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).serial()
-        expected = _dropout_and_grad(x, g) + _clipped(grads)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).split()
-        got = _dropout_and_grad(x, g) + _clipped(grads)
-    for e, r in zip(expected, got, strict=True):
-        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+    _assert_split_equals_serial(lambda: _dropout_and_grad(x, g) + _clipped(grads))
 
 
 def _softmax_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
@@ -185,14 +171,7 @@ def test_softmax_split_over_threads_equals_serial_bit_for_bit(
         shape: tuple, dtype: type, layout: str, seed: int) -> None:
     x = _array(shape, dtype, layout, seed)
     g = _array(shape, dtype, "contiguous", seed + 1)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).serial()
-        expected = _softmax_and_grad(x, g)
-    with pytest.MonkeyPatch.context() as mp:
-        _Threads(mp).split()
-        got = _softmax_and_grad(x, g)
-    for e, r in zip(expected, got, strict=True):
-        assert r.dtype == e.dtype and r.tobytes() == e.tobytes()
+    _assert_split_equals_serial(_softmax_and_grad, x, g)
 
 
 def test_slices_cover_the_axis_once_and_start_aligned() -> None:
@@ -204,10 +183,9 @@ def test_slices_cover_the_axis_once_and_start_aligned() -> None:
             assert all(s.start % 64 == 0 for s in cut) and len(cut) <= parts
 
 
-def test_a_split_kernel_runs_on_more_than_one_thread(switch: _Threads) -> None:
-    """The first slice waits until another thread has started one: it can only finish if
-    the work really is shared."""
-    switch.split(2)
+def _threads_taking_slices() -> set[int]:
+    """The threads that ran slices of a split run whose slices each wait (up to 30 s)
+    until a second thread has started one."""
     seen: set[int] = set()
     other_started = threading.Event()
 
@@ -218,6 +196,14 @@ def test_a_split_kernel_runs_on_more_than_one_thread(switch: _Threads) -> None:
         other_started.wait(timeout=30)
 
     parallel.run(work, 16, 1 << 30)
+    return seen
+
+
+def test_a_split_kernel_runs_on_more_than_one_thread(switch: _Threads) -> None:
+    """The first slice waits until another thread has started one: it can only finish if
+    the work really is shared."""
+    switch.split(2)
+    seen = _threads_taking_slices()
     assert len(seen) == 2 and threading.get_ident() in seen
 
 
@@ -284,16 +270,8 @@ def test_a_forked_child_splits_work_on_threads_of_its_own(switch: _Threads) -> N
     pid = os.fork()
     if pid == 0:  # the child: exit 0 only if a slice ran on another thread
         seen: set[int] = set()
-        other_started = threading.Event()
-
-        def work(part: slice) -> None:
-            seen.add(threading.get_ident())
-            if len(seen) > 1:
-                other_started.set()
-            other_started.wait(timeout=30)
-
         try:
-            parallel.run(work, 16, 1 << 30)
+            seen = _threads_taking_slices()
         finally:
             os._exit(0 if len(seen) == 2 else 1)
     _, status = os.waitpid(pid, 0)
