@@ -10,10 +10,11 @@ along an axis the kernel works on element by element (rows, when a kernel reduce
 its last axes), and a flat chunk starts at a multiple of `_ALIGN` elements, so numpy's
 vector loops see the same lanes and the same tail as in the unsplit call.
 
-Below `MIN_ELEMENTS`, when one thread is allowed (`threads.max_threads()`: 1 under
-`torch.set_num_threads(1)` or OPENBLAS_NUM_THREADS=1), or inside a worker thread, the
-kernel runs once on the whole array in the caller. An exception in any chunk is raised
-in the caller, after every chunk has finished.
+Below `MIN_WORK`, when one thread is allowed (`threads.max_threads()`: 1 under
+`torch.set_num_threads(1)` or OPENBLAS_NUM_THREADS=1), inside a worker thread, or where
+splitting was measured slower for that kernel and size (`ADAPTIVE`), the kernel runs in
+the caller alone. An exception in any chunk is raised in the caller, after every chunk
+has finished.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ TASK_WORK = 1 << 19
 # float64 and more), so each element lands in the same vector lane as unsplit
 _ALIGN = 64
 # elements per kernel call in a flat chunk: a few float32 temporaries of this size stay in
-# a core's L2 cache, where a pass over the whole array would stream through memory
 # a core's L2 cache (1 MiB here), where a pass over the whole array would stream through
 # memory; not smaller, since each numpy call in a worker takes the GIL twice
 BLOCK = 1 << 16
