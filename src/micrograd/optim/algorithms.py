@@ -26,6 +26,11 @@ from micrograd.optim.optimizer import (
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
+# Adam's numpy passes over a parameter; below _PARALLEL_ELEMENTS elements in a group, a
+# thread hand-off costs more than it saves
+_ADAM_PASSES = 12
+_PARALLEL_ELEMENTS = 1 << 16
+
 
 def _divide(a: Any, b: Any, eps: float) -> Any:
     """a / b, where b = something >= 0 plus eps. With eps = 0 the divisor can be 0, and then
@@ -158,12 +163,38 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = zeros_like(g)
         state["step"] += 1
         t = state["step"]
-        m = _lerp(state["exp_avg"], g, 1 - beta1)  # running mean of g
-        v = state["exp_avg_sq"] * beta2 + (1 - beta2) * g * g  # running mean of g^2
-        state["exp_avg"], state["exp_avg_sq"] = m, v
+        # m and v change in place (arrays; numbers are rebound), as torch's exp_avg and
+        # exp_avg_sq do: the same rounding as m + (1 - b1)(g - m), v b2 + (1 - b2) g g
+        m = state["exp_avg"] = _lerp_in_place(state["exp_avg"], g, 1 - beta1)
+        v = state["exp_avg_sq"]
+        v *= beta2
+        g_sq = (1 - beta2) * g
+        g_sq *= g
+        v += g_sq
+        state["exp_avg_sq"] = v
         step_size = lr / (1 - beta1**t)
-        denom = v**0.5 / math.sqrt(1 - beta2**t) + group["eps"]
+        denom = v**0.5
+        denom /= math.sqrt(1 - beta2**t)
+        denom += group["eps"]
         subtract_from_param(p, _divide(step_size * m, denom, group["eps"]))
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """Each parameter's update on its own: big array groups spread over threads
+        (tensors/parallel.py), a parameter at a time."""
+        todo = [(p, g, self.state.setdefault(id(p), {})) for p in group["params"]
+                if (g := grad_value(p)) is not None]
+        elements = sum(getattr(g, "size", 1) for _, g, _ in todo)
+        if elements < _PARALLEL_ELEMENTS or len(todo) < 2:
+            for p, g, state in todo:
+                self._update(p, g, state, group)
+            return
+        from micrograd.tensors import parallel  # arrays here, so numpy is installed
+
+        def update(part: slice) -> None:
+            for p, g, state in todo[part]:
+                self._update(p, g, state, group)
+
+        parallel.run(update, len(todo), elements * _ADAM_PASSES)
 
 
 class AdamW(Adam):
@@ -253,6 +284,16 @@ class Adagrad(Optimizer):
         state["sum"] = state["sum"] + g * g
         std = state["sum"] ** 0.5 + group["eps"]
         subtract_from_param(p, clr * _divide(g, std, group["eps"]))
+
+
+def _lerp_in_place(start: Any, end: Any, weight: float) -> Any:
+    """_lerp(start, end, weight), written into start when it is an array and weight < 0.5."""
+    if weight < 0.5:
+        step = end - start
+        step *= weight
+        start += step
+        return start
+    return _lerp(start, end, weight)
 
 
 def _lerp(start: Any, end: Any, weight: float) -> Any:

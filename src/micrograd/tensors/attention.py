@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import parallel
 from micrograd.tensors import random as streams
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node
@@ -101,23 +102,35 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         check_same_dtype("scaled_dot_product_attention (attn_mask)", Q, M)
 
     scores = matmul(Q, np.swapaxes(K, -1, -2))  # a fresh (..., L, S) array: work in it
-    scores *= factor
-    try:
-        if is_causal:
-            np.copyto(scores, -np.inf, where=_future(L, S))
-        elif M is not None and M.dtype == np.bool_:
-            np.copyto(scores, -np.inf, where=~M)
-        elif M is not None:
-            scores += M
-    except ValueError as error:
-        shape = None if M is None else M.shape
-        raise ValueError(f"scaled_dot_product_attention: attn_mask of shape {shape} cannot "
-                         f"be broadcast to the scores' shape {scores.shape}") from error
-    # softmax in place: P is the one (..., L, S) array the node keeps
+    if M is not None:
+        scores *= factor
+        try:
+            if M.dtype == np.bool_:
+                np.copyto(scores, -np.inf, where=~M)
+            else:
+                scores += M
+        except ValueError as error:
+            raise ValueError(f"scaled_dot_product_attention: attn_mask of shape {M.shape} "
+                             f"cannot be broadcast to the scores' shape {scores.shape}"
+                             ) from error
+    # softmax in place, by chunks of (L, S) grids on parallel.py's threads: P is the one
+    # (..., L, S) array the node keeps
     P = scores
-    P -= P.max(axis=-1, keepdims=True)
-    np.exp(P, out=P)
-    P /= P.sum(axis=-1, keepdims=True)
+    grid_shape = (math.prod(P.shape[:-2]), L, S)  # not -1: L or S may be 0
+    grids = P.reshape(grid_shape)
+    future = _future(L, S) if is_causal else None
+
+    def softmax_rows(part: slice) -> None:
+        chunk = grids[part]
+        if M is None:
+            chunk *= factor
+        if future is not None:
+            np.copyto(chunk, -np.inf, where=future)
+        chunk -= chunk.max(axis=-1, keepdims=True)
+        np.exp(chunk, out=chunk)
+        chunk /= chunk.sum(axis=-1, keepdims=True)
+
+    parallel.over_rows(softmax_rows, grids, passes=7)
     kept, keep_scale = None, None
     if dropout_p > 0:  # torch's mask, kept as bools (1 byte an element) and a scale
         kept, keep_scale = streams.dropout_keep(P.shape, dropout_p, P.dtype)
@@ -138,11 +151,18 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                 or (mask_tensor is not None and mask_tensor._requires_grad)):
             return
         dscores = matmul(g, np.swapaxes(V, -1, -2))  # dP, fresh: worked on in place
-        if kept is not None:
-            dscores *= kept
-            dscores *= keep_scale
-        dscores -= (dscores * P).sum(axis=-1, keepdims=True)
-        dscores *= P
+        d_grids = dscores.reshape(grid_shape)
+        kept_grids = None if kept is None else kept.reshape(grid_shape)
+
+        def softmax_vjp_rows(part: slice) -> None:
+            d, p = d_grids[part], grids[part]
+            if kept_grids is not None:
+                d *= kept_grids[part]
+                d *= keep_scale
+            d -= (d * p).sum(axis=-1, keepdims=True)
+            d *= p
+
+        parallel.over_rows(softmax_vjp_rows, d_grids, passes=6)
         if mask_tensor is not None and mask_tensor._requires_grad:
             accumulate(mask_tensor, dscores.copy())
         dscores *= factor

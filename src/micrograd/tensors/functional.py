@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensors import parallel, torch_warnings
 from micrograd.tensors import random as streams
-from micrograd.tensors import torch_warnings
 from micrograd.tensors.attention import scaled_dot_product_attention
 from micrograd.tensors.composed_losses import (
     cosine_embedding_loss,
@@ -165,6 +165,14 @@ def _zeros_shaped(a: np.ndarray) -> np.ndarray:
     return zeros
 
 
+def _relu_in_place(out: np.ndarray) -> None:
+    np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
+
+
+def _times_positive(result: np.ndarray, g: np.ndarray, out: np.ndarray) -> None:
+    np.multiply(g, out > 0, out=result)  # 1 where x > 0 (0 at 0)
+
+
 def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """relu(x @ W^T + b) as one node (Sequential's Linear followed by ReLU);
     with g' = g * (out > 0): dx = g' W,  dW = g'^T x,  db = sum of g' over the batch.
@@ -173,12 +181,15 @@ def linear_relu(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
     """
     x = _check_linear(x, weight, "linear_relu")
     out = _affine(x._array, weight._array, bias)
-    np.maximum(out, _zeros_shaped(out), out=out)  # -0.0 becomes 0.0, nan stays nan
+    parallel.elementwise(_relu_in_place, out, passes=1)
 
     def grad_fn(result: Tensor) -> None:
         g = result._grad_array
         if g is not None:
-            _linear_backward(g * (out > 0), x, weight, bias)  # 1 where x > 0 (0 at 0)
+            g_kept = np.empty(out.shape, np.result_type(g, out))
+            parallel.elementwise(_times_positive, g_kept, np.broadcast_to(g, out.shape), out,
+                                 passes=3)
+            _linear_backward(g_kept, x, weight, bias)
 
     inputs, record = _record(x, weight, bias)
     return node(out, inputs, "linear_relu", grad_fn, record)
@@ -223,8 +234,8 @@ _ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.278
              -1.13520398, 1.48851587, -0.82215223, 0.17087277)
 
 
-def _normal_cdf32(x: np.ndarray) -> np.ndarray:
-    """Phi(x) = erfc(-x/sqrt 2) / 2 for float32 x, in float32 numpy passes.
+def _normal_cdf32(x: np.ndarray, cdf: np.ndarray) -> None:
+    """cdf = Phi(x) = erfc(-x/sqrt 2) / 2 for float32 x, in float32 numpy passes.
 
     scipy's erf works in float64 one element at a time (~15 ns an element); this is a few
     vectorised passes (~2x faster on nanoGPT's GELU inputs). Measured against the exact
@@ -232,7 +243,8 @@ def _normal_cdf32(x: np.ndarray) -> np.ndarray:
     rounding of x^2 in the exponent), as close as torch's float32 GELU, and relative to
     its tiny size for x << 0, where 1 + erf(x) loses every digit."""
     f32 = np.float32
-    z = np.abs(x) * f32(_INV_SQRT_2)
+    z = np.abs(x)
+    z *= f32(_INV_SQRT_2)
     t = z * f32(0.5)
     t += f32(1)
     np.reciprocal(t, out=t)
@@ -248,31 +260,48 @@ def _normal_cdf32(x: np.ndarray) -> np.ndarray:
     poly *= f32(0.5)  # erfc(|x|/sqrt 2) / 2 = Phi(-|x|)
     # Phi(x) = Phi(-|x|) + [x > 0] (1 - 2 Phi(-|x|)): arithmetic, not np.where, whose
     # per-element branch on random signs mispredicts (1.45 of 2.7 ms on W9's GELU input)
-    cdf = poly * f32(-2)
+    np.multiply(poly, f32(-2), out=cdf)
     cdf += f32(1)
     cdf *= x > 0
     cdf += poly
-    return cdf
+
+
+def _gelu_forward(out: np.ndarray, cdf: np.ndarray, x: np.ndarray) -> None:
+    """cdf = Phi(x), out = x Phi(x), for one chunk."""
+    if x.dtype == np.float32:
+        _normal_cdf32(x, cdf)
+    else:
+        cdf[...] = 0.5 * (1 + _erf(x * x.dtype.type(_INV_SQRT_2)))
+    np.multiply(x, cdf, out=out)
+
+
+def _gelu_backward(dx: np.ndarray, g: np.ndarray, x: np.ndarray, cdf: np.ndarray) -> None:
+    """dx = g (Phi(x) + x phi(x)), for one chunk, in dx's buffer only."""
+    np.multiply(x, x, out=dx)
+    dx *= x.dtype.type(-0.5)
+    np.exp(dx, out=dx)
+    dx *= x
+    dx *= x.dtype.type(_INV_SQRT_2PI)
+    dx += cdf
+    dx *= g
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x Phi(x) (Phi: the standard normal CDF), or its tanh approximation with
-    approximate="tanh", as one node;  d/dx = Phi(x) + x phi(x) (or the tanh form's)."""
+    approximate="tanh", as one node;  d/dx = Phi(x) + x phi(x) (or the tanh form's).
+    The exact form runs on parallel.py's threads, chunk by chunk."""
     X = input._array
     if approximate == "none":
-        cdf = (_normal_cdf32(X) if X.dtype == np.float32
-               else 0.5 * (1 + _erf(X * X.dtype.type(_INV_SQRT_2))))
-        out = X * cdf
+        if X.dtype.kind != "f":
+            X = X.astype(np.float64)  # torch refuses integer GELU; numpy's answer as before
+        out, cdf = np.empty_like(X), np.empty_like(X)
+        parallel.elementwise(_gelu_forward, out, cdf, X, passes=20)
 
-        def vjp(g: np.ndarray) -> np.ndarray:  # g (Phi(x) + x phi(x)), in one buffer
-            d = X * X
-            d *= X.dtype.type(-0.5)
-            np.exp(d, out=d)
-            d *= X
-            d *= X.dtype.type(_INV_SQRT_2PI)
-            d += cdf
-            d *= g
-            return d
+        def vjp(g: np.ndarray) -> np.ndarray:
+            dx = np.empty_like(X)
+            parallel.elementwise(_gelu_backward, dx, np.broadcast_to(g, X.shape), X, cdf,
+                                 passes=7)
+            return dx
 
     elif approximate == "tanh":
         k = X.dtype.type(_SQRT_2_OVER_PI)
@@ -286,7 +315,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
     else:
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return unary(input, out.astype(X.dtype, copy=False), "gelu", vjp)
+    return unary(input, out.astype(input._array.dtype, copy=False), "gelu", vjp)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -300,12 +329,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     X = input._array
     kept, scale = streams.dropout_keep(X.shape, p, X.dtype if X.dtype.kind == "f"
                                        else np.float32)
-    out = np.multiply(X, kept, dtype=scale.dtype)
-    out *= scale
+    out = np.empty(X.shape, scale.dtype)
+
+    def keep(result: np.ndarray, x: np.ndarray, kept_part: np.ndarray) -> None:
+        np.multiply(x, kept_part, out=result, dtype=result.dtype)
+        result *= scale
+
+    parallel.elementwise(keep, out, X, kept, passes=2)
 
     def vjp(g: np.ndarray) -> np.ndarray:
-        dx = g * kept
-        dx *= scale
+        dx = np.empty(X.shape, np.result_type(g, scale))
+        parallel.elementwise(keep, dx, np.broadcast_to(g, X.shape), kept, passes=2)
         return dx
 
     return unary(input, out, "dropout", vjp)

@@ -14,10 +14,12 @@ statistics, constants, so dx = g * weight * rstd.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from micrograd.tensors import parallel
 from micrograd.tensors.function import Tensor, accumulate, node
 
 
@@ -63,43 +65,86 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
                weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last len(normalized_shape) dimensions, then scale and shift:
-    torch.nn.functional.layer_norm, as one node."""
+    torch.nn.functional.layer_norm, as one node. Works row by row (a row: the normalised
+    elements of one position), by chunks of rows on parallel.py's threads."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     X = input._array
     if X.shape[X.ndim - len(shape):] != shape:
         raise ValueError(f"layer_norm: input of shape {X.shape} does not end in the "
                          f"normalized shape {shape}")
-    axes = tuple(range(X.ndim - len(shape), X.ndim))
-    n = int(np.prod(shape))
-    mean = X.mean(axis=axes, keepdims=True)
-    xhat = X - mean  # centred now, normalised in place below
-    out = np.square(xhat)  # a scratch buffer first, then the output
-    var = out.mean(axis=axes, keepdims=True)
-    rstd = 1 / np.sqrt(var + eps)
-    xhat *= rstd
-    w = None if weight is None else weight._array
-    if w is None:
-        np.copyto(out, xhat)
-    else:
-        np.multiply(xhat, w, out=out)
-    if bias is not None:
-        out += bias._array
-    del xhat  # backward recomputes it from x (kept by the graph), as torch: two passes
-    batch_axes = tuple(range(X.ndim - len(shape)))  # instead of an array of x's size
+    n = math.prod(shape)
+    X2 = X.reshape(math.prod(X.shape[:X.ndim - len(shape)]), n)  # a view unless strided
+    w = None if weight is None else weight._array.reshape(n)
+    b = None if bias is None else bias._array.reshape(n)
+    dtype = X.dtype if X.dtype.kind == "f" else np.dtype(np.float64)
+    out = np.empty(X2.shape, dtype)
+    mean = np.empty((X2.shape[0], 1), dtype)
+    rstd = np.empty((X2.shape[0], 1), dtype)
+
+    def normalise_rows(rows: slice) -> None:
+        x, o = X2[rows], out[rows]
+        m = x.mean(axis=1, keepdims=True)
+        xhat = x - m  # centred now, normalised in place below
+        np.square(xhat, out=o)  # a scratch buffer first, then the output
+        r = 1 / np.sqrt(o.mean(axis=1, keepdims=True) + eps)
+        xhat *= r
+        if w is None:
+            np.copyto(o, xhat)
+        else:
+            np.multiply(xhat, w, out=o)
+        if b is not None:
+            o += b
+        mean[rows], rstd[rows] = m, r
+
+    parallel.over_rows(normalise_rows, X2, passes=6)
+    # backward recomputes xhat from x (kept by the graph), as torch: two arrays of x's
+    # size fewer to keep
 
     def backward(result: Tensor) -> None:
         g = result._grad_array
         if g is None:
             return
-        xhat = X - mean  # the forward's numbers exactly
-        xhat *= rstd
-        if input._requires_grad:
-            accumulate(input, _stats_backward(g, xhat, rstd, w, axes, n, weight, bias,
-                                              batch_axes))
-        else:
-            _affine_backward(g, xhat, weight, bias, batch_axes)
+        g2 = np.broadcast_to(g, X.shape).reshape(X2.shape)
+        want_w = weight is not None and weight._requires_grad
+        want_x = input._requires_grad
+        # g * xhat for every row when dweight is wanted (summed over rows below, in one
+        # serial pass: a sum of chunk sums would round differently)
+        g_xhat = np.empty(out.shape, np.result_type(g2, out)) if want_w else None
+        dx = np.empty(out.shape, np.result_type(g2, out)) if want_x else None
 
-    return node(out, _inputs(input, weight, bias), "layer_norm", backward)
+        def backward_rows(rows: slice) -> None:
+            xhat = X2[rows] - mean[rows]  # the forward's numbers exactly
+            xhat *= rstd[rows]
+            gr = g2[rows]
+            gx = np.multiply(gr, xhat, out=None if g_xhat is None else g_xhat[rows])
+            if dx is None:
+                return
+            d = dx[rows]  # dxhat = g * w, then dx in place
+            if w is None:
+                np.copyto(d, gr)
+            else:
+                np.multiply(gr, w, out=d)
+            dxhat_xhat = gx if w is None else gx * w
+            mean_dxhat_xhat = dxhat_xhat.sum(axis=1, keepdims=True)
+            mean_dxhat_xhat /= n
+            mean_dxhat = d.sum(axis=1, keepdims=True)
+            mean_dxhat /= n
+            xhat *= mean_dxhat_xhat
+            d -= mean_dxhat
+            d -= xhat
+            d *= rstd[rows]
+
+        if want_w or want_x:
+            parallel.over_rows(backward_rows, X2, passes=10 if want_x else 3)
+        if want_w:
+            assert weight is not None and g_xhat is not None
+            accumulate(weight, g_xhat.sum(axis=0).reshape(weight._array.shape))
+        if bias is not None and bias._requires_grad:
+            accumulate(bias, g2.sum(axis=0).reshape(bias._array.shape))
+        if dx is not None:
+            accumulate(input, dx.reshape(X.shape))
+
+    return node(out.reshape(X.shape), _inputs(input, weight, bias), "layer_norm", backward)
 
 
 def _channel_shape(X: np.ndarray) -> tuple:

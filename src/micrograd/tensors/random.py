@@ -522,6 +522,9 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     return np.multiply(kept, scale, dtype=scale.dtype)
 
 
+_DROPOUT_BLOCK = 1 << 16  # draws per block in dropout_keep: 1 MiB of words
+
+
 def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
                  generator: Generator | None = None) -> tuple[np.ndarray, Any]:
     """dropout_mask's draws as (kept, scale): a bool array, 1 byte an element where the
@@ -540,11 +543,17 @@ def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     count = math.prod(dims)
     if p == 0 or p == 1:  # torch draws nothing
         return np.full(dims, p == 0), resolved.type(1 if p == 0 else 0)
-    words = resolve_stream(generator).random32(2 * count).reshape(count, 2)
-    high = words[:, 0] & _U64((1 << 21) - 1)  # random64's high half, to 53 bits
-    high <<= _U64(32)
-    high |= words[:, 1]
-    kept = high < _U64(math.ceil((1.0 - p) * 2.0 ** 53))
+    stream, threshold = resolve_stream(generator), _U64(math.ceil((1.0 - p) * 2.0 ** 53))
+    kept = np.empty(count, dtype=bool)
+    # drawn and compared a block at a time (the stream's words in the same order): the
+    # words of W8's attention dropout would be 400 MB at once, a block's stay in cache
+    for start in range(0, count, _DROPOUT_BLOCK):
+        n = min(_DROPOUT_BLOCK, count - start)
+        words = stream.random32(2 * n).reshape(n, 2)
+        high = words[:, 0] & _U64((1 << 21) - 1)  # random64's high half, to 53 bits
+        high <<= _U64(32)
+        high |= words[:, 1]
+        np.less(high, threshold, out=kept[start:start + n])
     return kept.reshape(dims), resolved.type(1.0) / resolved.type(1.0 - p)
 
 

@@ -62,6 +62,7 @@ class _Policy:
         self.current = 0
         self._set: Callable[[int], Any] | None = None
         self.classes: dict[int, _SizeClass] = {}
+        self.fixed_threads: int | None = None  # max_threads() when inactive, once read
 
     def start(self) -> None:
         """Find numpy's BLAS and set it to one thread (once; off if the user chose)."""
@@ -166,13 +167,19 @@ def set_max_threads(n: int) -> None:
     if not _policy.active:  # the user chose their BLAS threads: set_num_threads overrides
         for set_, _ in _blas_setters():
             set_(n)
+        _policy.fixed_threads = None  # read again
 
 
 def max_threads() -> int:
     """What set_max_threads set, or the BLAS default when the policy started."""
     if not _policy.started:
         _policy.start()
-    return _policy.max_threads if _policy.active else _blas_threads_now()
+    if _policy.active:
+        return _policy.max_threads
+    # asked per big elementwise kernel (tensors/parallel.py); threadpool_info costs ~0.6 ms
+    if _policy.fixed_threads is None:
+        _policy.fixed_threads = _blas_threads_now()
+    return _policy.fixed_threads
 
 
 def _blas_threads_now() -> int:

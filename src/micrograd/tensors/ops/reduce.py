@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from micrograd.tensors import rowwise
 from micrograd.tensors.function import Tensor, leaf, method, quiet, unary
 from micrograd.tensors.printing import return_type
 
@@ -153,6 +154,9 @@ def log_softmax_array(x: np.ndarray, dim: int) -> np.ndarray:
 @method()
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """e^x_i / sum_j e^x_j along `dim`;  dx = s * (g - sum(g * s))."""
+    if rowwise.worth_splitting(x._array, dim):  # big: by rows on both cores, same numbers
+        big = rowwise.softmax_last_axis(x._array)
+        return unary(x, big, "softmax", lambda g: rowwise.softmax_last_axis_vjp(g, big))
     s = softmax_array(x._array, dim)
     return unary(x, s, "softmax", lambda g: s * (g - (g * s).sum(axis=dim, keepdims=True)))
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from micrograd.tensors import Tensor
+from micrograd.tensors import Tensor, parallel
 from micrograd.tensors.function import leaf
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
@@ -49,7 +49,15 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     norm_type = float(norm_type)
     if not grads:
         return leaf(np.asarray(0.0, dtype=np.float32))
-    norms = np.stack([_vector_norm(g, norm_type) for g in grads])
+    each: list[np.ndarray] = [np.empty(0)] * len(grads)
+    elements = sum(g.size for g in grads)
+
+    def norms_of(part: slice) -> None:  # one gradient at a time, on parallel.py's threads
+        for i in range(part.start, part.stop):
+            each[i] = _vector_norm(grads[i], norm_type)
+
+    parallel.run(norms_of, len(grads), elements * 4)
+    norms = np.stack(each)
     total = _vector_norm(norms, norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
@@ -58,8 +66,12 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
             "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
     one, epsilon = total.dtype.type(1.0), total.dtype.type(1e-6)
     coefficient = np.minimum(np.asarray(max_norm, dtype=total.dtype) / (total + epsilon), one)
-    for g in grads:
-        np.multiply(g, coefficient.astype(g.dtype), out=g)
+
+    def scale(part: slice) -> None:
+        for g in grads[part]:
+            np.multiply(g, coefficient.astype(g.dtype), out=g)
+
+    parallel.run(scale, len(grads), elements)
     return leaf(total)
 
 
