@@ -165,6 +165,7 @@ def test_only_big_products_change_blas_threads_and_they_are_counted(monkeypatch)
     policy.next_look = float("inf")  # decided: big products on two threads
     policy.big_threads = 2
     monkeypatch.setattr(threads, "_policy", policy)
+    monkeypatch.setattr(threads, "_big_mnk", threads.MIN_FLOPS / 2)
     side = int((threads.MIN_FLOPS / 2) ** (1 / 3)) + 1  # a cube of at least MIN_FLOPS
     small, big = np.ones((4, 4), np.float32), np.ones((side, side), np.float32)
     threads.matmul(small, small)

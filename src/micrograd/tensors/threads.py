@@ -36,6 +36,7 @@ threadpoolctl (the `tensor` extra installs it) there is nothing to control: off 
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -131,6 +132,21 @@ class _Policy:
             self._set(n)
             self.current = n
 
+    def big_product(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """a @ b for a product that may be of at least MIN_FLOPS (per matrix of a stack)."""
+        if 2 * a.shape[-2] * a.shape[-1] * b.shape[-1] < MIN_FLOPS:
+            return np.matmul(a, b)
+        threads = self.threads_now(time.monotonic())
+        if threads == 1:
+            return np.matmul(a, b)
+        self.use(threads)
+        try:
+            out = np.matmul(a, b)
+        finally:
+            self.use(1)
+        self.spread += 1
+        return out
+
     def threads_now(self, now: float) -> int:
         """The threads a big product gets at `now` (monotonic seconds): looks at the load
         when the last look is LOAD_INTERVAL old."""
@@ -167,34 +183,41 @@ def _blas_setters() -> list[tuple[Callable[[int], Any], int]]:
 
 
 _policy = _Policy()
+_big_mnk = 0.0  # m*k*n from which matmul asks the policy: 0 until the policy started
+
+
+def _start() -> None:
+    """Start the policy once (the first product, or the first question about threads)."""
+    if not _policy.started:
+        _policy.start()
+        _set_big_mnk()
+
+
+def _set_big_mnk() -> None:
+    global _big_mnk
+    on = _policy.active and _policy.max_threads > 1
+    _big_mnk = MIN_FLOPS / 2 if on else math.inf
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """np.matmul(a, b) on the number of BLAS threads the policy picks for its size."""
-    policy = _policy
-    if not policy.started:
-        policy.start()
-    if (not policy.active or a.ndim < 2 or b.ndim < 2 or policy.max_threads == 1
-            or 2.0 * a.shape[-2] * a.shape[-1] * b.shape[-1] < MIN_FLOPS):
-        return np.matmul(a, b)
-    threads = policy.threads_now(time.monotonic())
-    if threads == 1:
-        return np.matmul(a, b)
-    policy.use(threads)
-    try:
-        out = np.matmul(a, b)
-    finally:
-        policy.use(1)
-    policy.spread += 1
-    return out
+    # the common case, a small product, in as few steps as Python allows (a.size, unlike
+    # a.shape, builds no tuple): it runs on every product of a tiny network, whose
+    # np.matmul itself takes ~1 µs. For a stacked `a`, a.size * n bounds one matrix's m*k*n.
+    if a.size * b.shape[-1] >= _big_mnk and a.ndim > 1 and b.ndim > 1:
+        if not _policy.started:  # the first product of all: start, then look again
+            _start()
+            return matmul(a, b)
+        return _policy.big_product(a, b)
+    return np.matmul(a, b)
 
 
 def set_max_threads(n: int) -> None:
     """The most BLAS threads a big product may get (torch.set_num_threads maps here);
     1 makes every product single-threaded."""
-    if not _policy.started:
-        _policy.start()
+    _start()
     _policy.max_threads = n
+    _set_big_mnk()
     if not _policy.active:  # the user chose their BLAS threads: set_num_threads overrides
         for set_, _ in _blas_setters():
             set_(n)
@@ -202,16 +225,14 @@ def set_max_threads(n: int) -> None:
 
 def max_threads() -> int:
     """What set_max_threads set, or the BLAS default when the policy started."""
-    if not _policy.started:
-        _policy.start()
+    _start()
     return _policy.max_threads if _policy.active else _blas_threads_now()
 
 
 def threads_now() -> int:
     """The threads a big piece of work should use now: max_threads(), fewer while other
     processes keep the machine's cores busy (what a big product gets; see above)."""
-    if not _policy.started:
-        _policy.start()
+    _start()
     if not _policy.active:
         return max_threads()
     return _policy.threads_now(time.monotonic())
