@@ -46,11 +46,13 @@ import numpy as np
 
 from micrograd.tensors import allocator
 
-# Below this, one thread always. Measured on the 2-core machine, idle (a 128^3 product,
-# 4.2e6 flops, took 1.4x as long on two threads; 256x64x256, 8.4e6, 0.78x); 2e8 until the
-# first quiet whole-suite run, where nanoGPT's char model (its products 1.3e7-1e8) took
-# 70 ms a step against torch's 37 ms on two threads.
-MIN_FLOPS = 2.0e7
+# Below this, one thread always. Measured on the 2-core machine when other jobs used under
+# 0.15 of a core, two threads over one: 128x64x128 (2.1e6 flops) 0.91x, 1797x128x10 (4.6e6)
+# 0.70-0.80x, 768x128x65 (1.3e7) 0.56x, 512x64x256 (1.7e7) 0.60x, 768x128x512 (1e8) 0.51x.
+# Not lower: a product that meets another job's time slice on two threads loses ~4 ms, so
+# a small product's few µs of gain are worth it only on a machine that is idle almost all
+# the time (at 1e7, a gain of ~60 µs, one such loss in 70 products undoes it).
+MIN_FLOPS = 1.0e7
 # seconds between two looks at the machine's load: /proc/stat counts in 10 ms ticks, so a
 # look over 0.25 s is within 0.04 of a core
 LOAD_INTERVAL = 0.25
