@@ -206,7 +206,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # the common case, a small product, in as few steps as Python allows (a.size, unlike
     # a.shape, builds no tuple): it runs on every product of a tiny network, whose
     # np.matmul itself takes ~1 µs. For a stacked `a`, a.size * n bounds one matrix's m*k*n.
-    if a.size * b.shape[-1] >= _big_mnk and a.ndim > 1 and b.ndim > 1:
+    if b.ndim > 1 and a.size * b.shape[-1] >= _big_mnk and a.ndim > 1:
         if not _policy.started:  # the first product of all: start, then look again
             _start()
             return matmul(a, b)
