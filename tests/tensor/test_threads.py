@@ -29,7 +29,8 @@ before = blas()
 x = micrograd.tensor(np.ones((8, 4), np.float32), requires_grad=True)
 (x @ micrograd.tensor(np.ones((4, 3), np.float32))).sum().backward()
 print(json.dumps({"before": before, "after": blas(),
-                  "reported": micrograd.tensors.get_num_threads()}))
+                  "reported": micrograd.tensors.get_num_threads(),
+                  "now": micrograd.tensors.threads.threads_now()}))
 """
 
 
@@ -57,6 +58,11 @@ def test_a_small_product_leaves_blas_on_one_thread_and_reports_the_default_as_th
 def test_a_user_choice_of_threads_is_left_alone(setting):
     result = run_probe(**setting)
     assert result["after"] == result["before"]
+
+
+def test_one_thread_asked_in_the_environment_is_what_big_work_gets():
+    result = run_probe(OPENBLAS_NUM_THREADS="1")
+    assert result["after"] == result["reported"] == result["now"] == 1
 
 
 class Machine:
