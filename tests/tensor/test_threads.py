@@ -114,6 +114,19 @@ def test_on_an_idle_machine_big_products_get_every_thread_once_the_load_was_read
     assert set(used[round(threads.LOAD_INTERVAL / 0.01) + 1:]) == {2}
 
 
+def test_a_big_product_long_after_the_first_product_is_decided_at_once(monkeypatch):
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                 "MICROGRAD_BLAS_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(threads, "_blas_setters", lambda: [(lambda n: None, 2)])
+    machine = Machine()
+    policy = threads._Policy(threads._Load(machine.busy, machine.process_time))
+    policy.cores = 2
+    policy.start(machine.now)  # the first, small product
+    machine.run(5.0)  # small products only, on an idle machine
+    assert policy.threads_now(machine.now) == 2
+
+
 def test_when_another_job_takes_a_core_big_products_go_to_one_thread_and_come_back():
     machine = Machine()
     policy = policy_on(machine)

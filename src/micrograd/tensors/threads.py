@@ -113,8 +113,10 @@ class _Policy:
         self.next_look = 0.0
         self.spread = 0  # products run on more than one thread, for measurements
 
-    def start(self) -> None:
-        """Find numpy's BLAS and set it to one thread (once; off if the user chose)."""
+    def start(self, now: float) -> None:
+        """Find numpy's BLAS and set it to one thread (once; off if the user chose), and
+        take the first look at the load, so that a big product long after the first
+        product of all (a script's later, bigger phase) is decided at once."""
         self.started = True
         allocator.keep_freed_memory()  # heavy array work starts here too: see allocator
         if os.environ.get("MICROGRAD_BLAS_THREADS") == "fixed" or any(
@@ -128,6 +130,7 @@ class _Policy:
         self.max_threads = max(n for _, n in setters)
         self.active = True
         self.use(1)
+        self.threads_now(now)
 
     def use(self, n: int) -> None:
         if n != self.current and self._set is not None:
@@ -191,7 +194,7 @@ _big_mnk = 0.0  # m*k*n from which matmul asks the policy: 0 until the policy st
 def _start() -> None:
     """Start the policy once (the first product, or the first question about threads)."""
     if not _policy.started:
-        _policy.start()
+        _policy.start(time.monotonic())
         _set_big_mnk()
 
 
