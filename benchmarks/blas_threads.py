@@ -6,7 +6,9 @@ one thread and on all of them (interleaved), and what switching the thread count
 The peak is what W7-W10's achieved FLOP/s are compared with; the per-size table is where
 micrograd's thread policy (micrograd.tensors.threads) takes its threshold from, and the
 last two numbers are what the policy itself costs: a switch through the setter it calls,
-and its size check on every product.
+and its size check on every product. `others_cores` is how many cores other processes
+used meanwhile (as the policy reads it): above ~0.25 the two-thread column measures their
+time slices, not OpenBLAS.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import numpy as np
 
 from benchmarks.common import emit, median
 
-# (m, k, n) of float32 products: from a tiny regression's to a full-size GPT's
-SIZES = [(32, 4, 16), (64, 64, 64), (128, 128, 128), (256, 64, 256), (256, 256, 256),
-         (512, 384, 512), (1024, 384, 1536), (2048, 2048, 2048)]
+# (m, k, n) of float32 products: from a tiny regression's to a full-size GPT's (512x64x256:
+# the GPT lecture's feed-forward at W7's size, just over the policy's threshold)
+SIZES = [(32, 4, 16), (64, 64, 64), (128, 128, 128), (256, 64, 256), (512, 64, 256),
+         (256, 256, 256), (512, 384, 512), (1024, 384, 1536), (2048, 2048, 2048)]
 
 
 def _controllers() -> list:
@@ -56,6 +59,10 @@ def _time(a: np.ndarray, b: np.ndarray, seconds: float) -> float:
 
 def measure(quick: bool = False) -> dict:
     """The peak, the per-size table and the switching cost, as a JSON-ready dict."""
+    from micrograd.tensors.threads import _Load
+
+    load = _Load()
+    load.others(time.monotonic())
     controllers = _controllers()
     default = max((c.num_threads for c in controllers), default=1)
     rng = np.random.default_rng(0)
@@ -85,7 +92,9 @@ def measure(quick: bool = False) -> dict:
     switch_s = (time.perf_counter() - t0) / switches
     raw_switch_s, check_s = _policy_costs(switches, default)
     _set(controllers, default)
+    others = load.others(time.monotonic())
     return {"default_threads": default, "sgemm_peak_flops": peak, "sizes": rows,
+            "others_cores": None if others is None else round(others, 3),
             "switch_s": switch_s, "raw_switch_s": raw_switch_s, "policy_check_s": check_s,
             "cores": os.cpu_count(),
             "load": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
@@ -138,7 +147,7 @@ def main() -> None:
           f"switching threads: {result['switch_s'] * 1e6:.2f} µs through threadpoolctl, "
           f"{'-' if raw is None else f'{raw * 1e6:.2f}'} µs through the policy's setter; "
           f"the policy's size check: {result['policy_check_s'] * 1e6:.2f} µs a product; "
-          f"load {result['load']}")
+          f"load {result['load']}; other processes used {result['others_cores']} cores")
     print(f"{'m x k x n':>18} {'1 thread':>12} {str(result['default_threads']) + ' threads':>12}"
           f" {'ratio':>7}")
     for r in result["sizes"]:

@@ -31,11 +31,10 @@ class _Threads:
         self.monkeypatch = monkeypatch
 
     def split(self, n: int = 3) -> None:
-        self.monkeypatch.setattr(parallel, "ADAPTIVE", False)  # split, faster or not
         self.monkeypatch.setattr(parallel, "MIN_WORK", 2)
         self.monkeypatch.setattr(parallel, "TASK_WORK", 2)
         self.monkeypatch.setattr(parallel, "BLOCK", 64)  # blocks inside slices too
-        self.monkeypatch.setattr(threads, "max_threads", lambda: n)
+        self.monkeypatch.setattr(threads, "threads_now", lambda: n)
 
     def serial(self) -> None:
         self.monkeypatch.setattr(parallel, "MIN_WORK", 1 << 62)
@@ -240,7 +239,6 @@ def test_an_exception_in_the_caller_is_raised_once_the_workers_are_done(
 
 def test_set_num_threads_1_runs_every_kernel_in_the_caller(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    monkeypatch.setattr(parallel, "ADAPTIVE", False)
     monkeypatch.setattr(parallel, "MIN_WORK", 2)
     monkeypatch.setattr(parallel, "TASK_WORK", 2)
     before = torch.get_num_threads()
@@ -278,26 +276,18 @@ def test_a_forked_child_splits_work_on_threads_of_its_own(switch: _Threads) -> N
     assert os.waitstatus_to_exitcode(status) == 0
 
 
-def test_the_adaptive_choice_takes_the_faster_way_and_retries_the_other() -> None:
-    choice = parallel._Choice()
-    first = choice.split()
-    choice.record(first, 1.0 if first else 3.0)  # split: 1 s per unit, serial: 3
-    second = choice.split()
-    assert second != first
-    choice.record(second, 1.0 if second else 3.0)
-    picks = [choice.split() for _ in range(6)]  # calls 3..8: the 8th retries serial
-    assert picks == [True] * 5 + [False]
-    choice.record(False, 3.0)  # still slower: retried less often from now on
-    assert choice.retry == 16
-
-
-def test_adaptive_runs_give_the_serial_numbers_whichever_way_is_chosen(
+def test_big_kernels_run_in_the_caller_while_another_job_holds_the_other_core(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    # the pool asks threads.threads_now(), as big products do: a worker that must wait for
+    # a core (and each numpy call's GIL hand-back with it) would make the split slower
+    from test_threads import Machine, policy_on, threads_over
+
     monkeypatch.setattr(parallel, "MIN_WORK", 2)
-    monkeypatch.setattr(parallel, "TASK_WORK", 2)
-    monkeypatch.setattr(threads, "max_threads", lambda: 2)
-    x = _array((301, 17), np.float32, "contiguous", 5)
-    g = _array((301, 17), np.float32, "contiguous", 6)
-    results = [_gelu_and_grad(x, g) for _ in range(20)]  # both ways measured and used
-    for got in results[1:]:
-        assert all(a.tobytes() == b.tobytes() for a, b in zip(results[0], got, strict=True))
+    machine = Machine()
+    policy = policy_on(machine)
+    monkeypatch.setattr(threads, "threads_now", lambda: policy.threads_now(machine.now))
+    threads_over(policy, machine, 1.0)  # idle
+    assert parallel.thread_count(1 << 30) == 2
+    machine.others = 1.0  # a busy loop on the other core
+    threads_over(policy, machine, 1.0)
+    assert parallel.thread_count(1 << 30) == 1

@@ -1,5 +1,6 @@
-"""The BLAS thread policy (micrograd.tensors.threads): one thread for small products, the
-faster of one and many for big ones, and the user's own setting left alone."""
+"""The BLAS thread policy (micrograd.tensors.threads): one thread for small products, for
+big ones a thread per core that other processes leave free, and the user's own setting
+left alone. The machine's load is injected: no test here times anything."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ before = blas()
 x = micrograd.tensor(np.ones((8, 4), np.float32), requires_grad=True)
 (x @ micrograd.tensor(np.ones((4, 3), np.float32))).sum().backward()
 print(json.dumps({"before": before, "after": blas(),
-                  "reported": micrograd.tensors.get_num_threads()}))
+                  "reported": micrograd.tensors.get_num_threads(),
+                  "now": micrograd.tensors.threads.threads_now()}))
 """
 
 
@@ -58,44 +60,137 @@ def test_a_user_choice_of_threads_is_left_alone(setting):
     assert result["after"] == result["before"]
 
 
-class Clock:
-    """Feeds the policy measured seconds per flop, as if products had taken them."""
-
-    def __init__(self, max_threads: int):
-        self.policy = threads._Policy()
-        self.policy.started = self.policy.active = True
-        self.policy.max_threads = max_threads
-
-    def run(self, flops: float, per_flop: dict[int, float]) -> int:
-        size_class, n = self.policy.choose(flops)
-        self.policy.record(size_class, n, per_flop[n])
-        return n
+def test_one_thread_asked_in_the_environment_is_what_big_work_gets():
+    result = run_probe(OPENBLAS_NUM_THREADS="1")
+    assert result["after"] == result["reported"] == result["now"] == 1
 
 
-def test_big_products_settle_on_the_faster_thread_count_and_retry_the_other_rarely():
-    clock = Clock(max_threads=2)
-    used = [clock.run(1e9, {1: 2.0, 2: 1.0}) for _ in range(600)]
-    assert used[:2] == [1, 2]  # each measured once
-    assert 3 <= used.count(1) < 20  # then the faster one, the slower retried ever more rarely
-    assert used[-100:].count(2) >= 99
+class Machine:
+    """A 2-core machine whose load the test sets: other jobs' and this process's CPU use
+    in cores, advanced by `run(seconds)`; /proc/stat and process_time as the policy reads
+    them."""
+
+    def __init__(self, readable: bool = True):
+        self.now = 100.0
+        self.busy_s, self.ours_s = 5000.0, 3.0  # since boot; only differences matter
+        self.others, self.ours = 0.0, 1.0
+        self.readable = readable
+        self.looks = 0
+
+    def busy(self) -> float | None:
+        self.looks += 1
+        return self.busy_s if self.readable else None
+
+    def process_time(self) -> float:
+        return self.ours_s
+
+    def run(self, seconds: float) -> None:
+        self.now += seconds
+        self.busy_s += (self.others + self.ours) * seconds
+        self.ours_s += self.ours * seconds
 
 
-def test_when_the_machine_gets_busy_big_products_go_back_to_one_thread():
-    clock = Clock(max_threads=2)
-    for _ in range(50):
-        clock.run(1e9, {1: 2.0, 2: 1.0})
-    # other jobs took the second core: two threads are now four times slower than one
-    used = [clock.run(1e9, {1: 2.0, 2: 8.0}) for _ in range(600)]
-    assert used[-100:].count(1) >= 99
+def policy_on(machine: Machine, max_threads: int = 2) -> threads._Policy:
+    policy = threads._Policy(threads._Load(machine.busy, machine.process_time))
+    policy.started = policy.active = True
+    policy.max_threads, policy.cores = max_threads, 2
+    return policy
 
 
-def test_size_classes_are_measured_apart():
-    clock = Clock(max_threads=2)
-    for _ in range(50):
-        clock.run(1e9, {1: 2.0, 2: 1.0})  # big: two threads win
-        clock.run(3e8, {1: 1.0, 2: 3.0})  # smaller: one thread wins
-    assert clock.run(1e9, {1: 2.0, 2: 1.0}) == 2
-    assert clock.run(3e8, {1: 1.0, 2: 3.0}) == 1
+def threads_over(policy: threads._Policy, machine: Machine, seconds: float) -> list[int]:
+    """What big products get, one every 10 ms for `seconds`."""
+    used = []
+    for _ in range(round(seconds / 0.01)):
+        used.append(policy.threads_now(machine.now))
+        machine.run(0.01)
+    return used
+
+
+def test_on_an_idle_machine_big_products_get_every_thread_once_the_load_was_read():
+    machine = Machine()
+    policy = policy_on(machine)
+    used = threads_over(policy, machine, 1.0)
+    assert used[0] == 1  # nothing measured yet: the safe choice
+    assert set(used[round(threads.LOAD_INTERVAL / 0.01) + 1:]) == {2}
+
+
+def test_a_big_product_long_after_the_first_product_is_decided_at_once(monkeypatch):
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                 "MICROGRAD_BLAS_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(threads, "_blas_setters", lambda: [(lambda n: None, 2)])
+    machine = Machine()
+    policy = threads._Policy(threads._Load(machine.busy, machine.process_time))
+    policy.cores = 2
+    policy.start(machine.now)  # the first, small product
+    machine.run(5.0)  # small products only, on an idle machine
+    assert policy.threads_now(machine.now) == 2
+
+
+def test_when_another_job_takes_a_core_big_products_go_to_one_thread_and_come_back():
+    machine = Machine()
+    policy = policy_on(machine)
+    threads_over(policy, machine, 1.0)
+    machine.others = 1.0  # a busy loop on the other core
+    assert threads_over(policy, machine, 1.0)[-50:] == [1] * 50
+    machine.others = 0.0
+    assert threads_over(policy, machine, 1.0)[-50:] == [2] * 50
+
+
+def test_only_other_processes_count_as_load():
+    machine = Machine()
+    machine.ours = 2.0  # this process on both cores (its BLAS worker spinning): not a reason
+    policy = policy_on(machine)
+    assert threads_over(policy, machine, 1.0)[-50:] == [2] * 50
+
+
+@pytest.mark.parametrize("others, expected", [(threads.TAKEN - 0.05, 2),
+                                              (threads.TAKEN + 0.05, 1), (1.6, 1)])
+def test_a_core_counts_as_taken_once_others_use_a_share_of_it(others, expected):
+    machine = Machine()
+    machine.others = others
+    policy = policy_on(machine)
+    assert threads_over(policy, machine, 1.0)[-50:] == [expected] * 50
+
+
+def test_the_load_is_read_at_most_every_interval():
+    machine = Machine()
+    policy = policy_on(machine)
+    threads_over(policy, machine, 1.0)  # 100 products
+    assert machine.looks == pytest.approx(1.0 / threads.LOAD_INTERVAL, abs=1)
+
+
+def test_where_the_load_cannot_be_read_big_products_get_what_blas_would_give_them():
+    machine = Machine(readable=False)
+    policy = policy_on(machine)
+    assert set(threads_over(policy, machine, 0.5)[1:]) == {2}
+
+
+def test_set_num_threads_caps_what_big_products_get():
+    machine = Machine()
+    policy = policy_on(machine, max_threads=4)
+    policy.cores = 8
+    assert threads_over(policy, machine, 1.0)[-1] == 4
+    policy.max_threads = 1  # what set_max_threads(1) sets
+    assert threads_over(policy, machine, 1.0) == [1] * 100
+
+
+def test_only_big_products_change_blas_threads_and_they_are_counted(monkeypatch):
+    machine = Machine()
+    policy = policy_on(machine)
+    calls: list[int] = []
+    policy._set = calls.append
+    policy.current = 1
+    policy.next_look = float("inf")  # decided: big products on two threads
+    policy.big_threads = 2
+    monkeypatch.setattr(threads, "_policy", policy)
+    monkeypatch.setattr(threads, "_big_mnk", threads.MIN_FLOPS / 2)
+    side = int((threads.MIN_FLOPS / 2) ** (1 / 3)) + 1  # a cube of at least MIN_FLOPS
+    small, big = np.ones((4, 4), np.float32), np.ones((side, side), np.float32)
+    threads.matmul(small, small)
+    assert calls == [] and threads.multi_threaded_products() == 0
+    threads.matmul(big, big)
+    assert calls == [2, 1] and threads.multi_threaded_products() == 1
 
 
 def test_the_policy_product_is_numpys_product():

@@ -10,11 +10,13 @@ along an axis the kernel works on element by element (rows, when a kernel reduce
 its last axes), and a flat chunk starts at a multiple of `_ALIGN` elements, so numpy's
 vector loops see the same lanes and the same tail as in the unsplit call.
 
-Below `MIN_WORK`, when one thread is allowed (`threads.max_threads()`: 1 under
-`torch.set_num_threads(1)` or OPENBLAS_NUM_THREADS=1), inside a worker thread, or where
-splitting was measured slower for that kernel and size (`ADAPTIVE`), the kernel runs in
-the caller alone. An exception in any chunk is raised in the caller, after every chunk
-has finished.
+Below `MIN_WORK`, inside a worker thread, or when one thread is all there is
+(`threads.threads_now()`: 1 under `torch.set_num_threads(1)` or OPENBLAS_NUM_THREADS=1,
+and fewer than max while other processes keep the cores busy, as for a big matrix
+product), the kernel runs in the caller alone. On a 2-core machine whose other core other
+jobs use, a worker waits for a core and each numpy call's GIL hand-back waits with it:
+measured there, W9's GELU took 5.7 ms split against 2.35 serial. An exception in any
+chunk is raised in the caller, after every chunk has finished.
 """
 
 from __future__ import annotations
@@ -23,10 +25,8 @@ import itertools
 import math
 import os
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
 
@@ -57,7 +57,7 @@ def thread_count(work: int) -> int:
     """How many threads `work` element-passes may use (1: run it in the caller)."""
     if work < MIN_WORK or getattr(_in_worker, "active", False):
         return 1
-    return max(1, min(threads.max_threads(), work // (MIN_WORK // 2)))
+    return max(1, min(threads.threads_now(), work // (MIN_WORK // 2)))
 
 
 def _executor(workers: int) -> ThreadPoolExecutor:
@@ -123,53 +123,12 @@ class _Job:
             _in_worker.active = was_worker
 
 
-class _Choice:
-    """Seconds per element-pass split over threads and run serially, for one kernel and
-    one size class (a power of 2 of element-passes); as threads.py's BLAS choice: both
-    measured first, then the faster, the other tried again now and then (every 8th call,
-    backing off to every 256th while it keeps losing)."""
-
-    __slots__ = ("calls", "per_work", "retry")
-
-    def __init__(self) -> None:
-        self.per_work: dict[bool, float] = {}
-        self.calls = 0
-        self.retry = _FIRST_RETRY
-
-    def split(self) -> bool:
-        self.calls += 1
-        known = self.per_work
-        if len(known) < 2:
-            return True not in known
-        best = min(known, key=known.__getitem__)
-        return (not best) if self.calls % self.retry == 0 else best
-
-    def record(self, split: bool, per_work: float) -> None:
-        known = self.per_work
-        before = min(known, key=known.__getitem__) if len(known) == 2 else None
-        old = known.get(split)
-        known[split] = per_work if old is None else 0.5 * old + 0.5 * per_work
-        if before is not None and split != before:  # a retry of the slower way
-            after = min(known, key=known.__getitem__)
-            self.retry = (min(self.retry * 2, _LAST_RETRY) if after == before
-                          else _FIRST_RETRY)
-
-
-_FIRST_RETRY, _LAST_RETRY = 8, 256
-# False: split whenever the work is big enough (tests); True: split only where measured
-# faster. On a 2-core machine whose other core other jobs use, a worker thread waits for
-# a core and each numpy call's GIL hand-back waits with it: measured there, W9's GELU
-# took 5.7 ms split against 2.35 serial, while W8's took 249 against 289.
-ADAPTIVE = True
-_choices: dict[tuple[Any, int], _Choice] = {}
-
-
 def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
-        block: int | None = None, kernel: Any = None) -> None:
+        block: int | None = None) -> None:
     """Call work(s) for slices s covering range(length) (an axis the work treats element
-    by element), in parallel when `cost` (element-passes) is big enough and splitting
-    was measured faster for this kernel (default: work) at this size; with `block`, in
-    slices of at most `block` (so a kernel's temporaries stay in cache)."""
+    by element), in parallel when `cost` (element-passes) is big enough and other
+    processes leave a core free; with `block`, in slices of at most `block` (so a kernel's
+    temporaries stay in cache)."""
     n = thread_count(cost)
     chunk_work = work if block is None else _in_blocks(work, block)
     if n == 1 or length < 2:
@@ -180,22 +139,7 @@ def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
     if len(parts) == 1:
         chunk_work(parts[0])
         return
-    choice = None
-    if ADAPTIVE:
-        key = (getattr(kernel or work, "__code__", kernel or work), cost.bit_length())
-        choice = _choices.get(key)
-        if choice is None:
-            if len(_choices) > 1024:  # closures' code objects are few; keep it bounded
-                _choices.clear()
-            choice = _choices[key] = _Choice()
-    split = choice is None or choice.split()
-    start = time.perf_counter()
-    if split:
-        _run_split(chunk_work, parts, n)
-    else:
-        chunk_work(slice(0, length))
-    if choice is not None:
-        choice.record(split, (time.perf_counter() - start) / cost)
+    _run_split(chunk_work, parts, n)
 
 
 def _run_split(chunk_work: Callable[[slice], None], parts: list[slice], n: int) -> None:
@@ -240,7 +184,7 @@ def elementwise(kernel: Callable[..., None], *arrays: np.ndarray, passes: int) -
         def flat_work(part: slice) -> None:
             kernel(*(a[part] for a in flats))
 
-        run(flat_work, first.size, cost, _ALIGN, BLOCK, kernel)
+        run(flat_work, first.size, cost, _ALIGN, BLOCK)
         return
     if first.ndim == 0 or thread_count(cost) == 1:
         kernel(*arrays)
@@ -251,7 +195,7 @@ def elementwise(kernel: Callable[..., None], *arrays: np.ndarray, passes: int) -
         kernel(*(a[part] if a.ndim == first.ndim and a.shape[0] == rows else a
                  for a in arrays))
 
-    run(row_work, rows, cost, _row_align(first.size // max(rows, 1)), kernel=kernel)
+    run(row_work, rows, cost, _row_align(first.size // max(rows, 1)))
 
 
 def _all_flat(arrays: tuple[np.ndarray, ...]) -> bool:
