@@ -46,6 +46,32 @@ def engine_origin() -> str:
     return str(Path(micrograd.__file__).resolve().parent)
 
 
+def multi_threaded_work() -> int | None:
+    """How many matrix products and array kernels micrograd has run on more than one thread
+    in this process so far (None for an engine without the counters). 0 means its thread
+    policy ran exactly the code that OPENBLAS_NUM_THREADS=1 runs."""
+    try:
+        from micrograd.tensors import parallel, threads
+    except ImportError:
+        return None
+    products = getattr(threads, "multi_threaded_products", None)
+    kernels = getattr(parallel, "split_calls", None)
+    return None if products is None or kernels is None else products() + kernels()
+
+
+def same_code_note(counts: list[int | None]) -> str:
+    """The policy row's note: whether the default runs (one count each) used a second
+    thread at all."""
+    known = [c for c in counts if c is not None]
+    if not known:
+        return ""
+    if max(known) == 0:
+        return (" (the default ran every product and kernel on one thread: the same code as "
+                "OPENBLAS_NUM_THREADS=1, so this ratio is the noise between two runs of it)")
+    return f" (the default ran {median([float(c) for c in known]):,.0f} products and " \
+           "kernels on more than one thread, median a process)"
+
+
 def peak_rss_kib() -> int:
     """Peak resident set size of this process so far, in KiB.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.common import median
+from benchmarks.common import median, same_code_note
 from benchmarks.report_format import mib, ms, ratio, sec, spread, table
 from benchmarks.report_torch_steps import CONFIGS as TENSOR_CONFIGS
 from benchmarks.report_torch_steps import OPENBLAS_ONE, torch_steps_section
@@ -298,7 +298,9 @@ def tensor_sections(tensor: dict, measured: Measured) -> str:
                                       if share is not None else why_not or "—")
         policy = (medians["micrograd/default"] / medians[OPENBLAS_ONE]
                   if medians["micrograd/default"] and medians[OPENBLAS_ONE] else None)
-        measured[(workload, POLICY)] = (policy, ratio(policy))
+        work = [e.get("multi_threaded_work") for e in _tensor_entries(runs["micrograd/default"],
+                                                                       key)[0]]
+        measured[(workload, POLICY)] = (policy, ratio(policy) + same_code_note(work))
         ours_peak, their_peak = (_peak(runs[k], key) for k in ("micrograd/1", "torch/1"))
         if ours_peak and their_peak:
             text = f"{ratio(ours_peak / their_peak)} ({mib(ours_peak)} vs {mib(their_peak)})"

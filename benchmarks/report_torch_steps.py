@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.common import median
+from benchmarks.common import median, same_code_note
 from benchmarks.report_format import mib, ratio, spread, table
 from benchmarks.targets import (
     BY_KEY,
@@ -133,7 +133,8 @@ def torch_steps_section(results: dict, measured: Measured, machine: dict | None 
                                       if best is not None else _why_not(runs.get(CONFIGS[0], [])))
         policy = (times["micrograd/default"] / times[OPENBLAS_ONE]
                   if times["micrograd/default"] and times[OPENBLAS_ONE] else None)
-        measured[(workload, POLICY)] = (policy, ratio(policy))
+        work = [r.get("multi_threaded_work") for r in _good(runs.get("micrograd/default", []))]
+        measured[(workload, POLICY)] = (policy, ratio(policy) + same_code_note(work))
         flops = next((r.get("matmul_flops") for r in _good(runs.get("micrograd/1", []))), None)
 
         def rate(key: str, _times: dict = times, _flops: float | None = flops) -> str:

@@ -22,7 +22,7 @@ import traceback
 
 import numpy as np
 
-from benchmarks.common import emit, median, peak_rss_kib, reset_peak_rss
+from benchmarks.common import emit, median, multi_threaded_work, peak_rss_kib, reset_peak_rss
 
 W3_BATCHES = (32, 128, 1797)
 
@@ -293,10 +293,13 @@ def main(argv: list[str]) -> dict:
         ),
     ):
         separate_peak = reset_peak_rss()  # each workload's own peak RSS, imports included
+        work_before = multi_threaded_work() if engine_name == "micrograd" else None
         try:
             result[key] = run()
             if separate_peak:
                 result[key]["peak_rss_kib"] = peak_rss_kib()
+            if work_before is not None:
+                result[key]["multi_threaded_work"] = (multi_threaded_work() or 0) - work_before
         except Exception as error:  # an engine that lacks an op: say which, run the rest
             result[key] = {"error": f"{type(error).__name__}: {error}",
                            "traceback": traceback.format_exc(limit=3)}

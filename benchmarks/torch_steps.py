@@ -37,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import current_rss_kib, emit, engine_origin, median, peak_rss_kib, time_steps
+from benchmarks.common import (
+    current_rss_kib,
+    emit,
+    engine_origin,
+    median,
+    multi_threaded_work,
+    peak_rss_kib,
+    time_steps,
+)
 
 W6 = {"batch": 32, "n_embd": 10, "block": 3, "hidden": 200, "vocab": 27, "lr": 0.1,
       "examples": 4000}
@@ -351,6 +359,7 @@ def run_one(engine: str, threads: str, name: str, steps: int | None) -> dict:
                   rss_after_import_kib=rss_after_import, peak_rss_kib=peak_rss_kib())
     if engine == "micrograd":
         result["origin"] = engine_origin()
+        result["multi_threaded_work"] = multi_threaded_work()
     return result
 
 

@@ -94,3 +94,18 @@ def test_a_run_on_a_loaded_machine_is_flagged_noisy(report, before, after, other
     assert f"at the start: {before}; at the end: {after}" in head
     assert ("**Noisy run**" in head) is noisy
     assert ("Quiet run" in head) is not noisy
+
+
+@pytest.mark.parametrize(("counts", "says"), [
+    ([0, 0, 0], "the same code as OPENBLAS_NUM_THREADS=1"),
+    ([0, 12, 30], "ran 12 products and kernels on more than one thread"),
+    ([None, None], ""),
+])
+def test_the_policy_row_says_whether_the_default_used_a_second_thread(monkeypatch, counts,
+                                                                       says):
+    # a policy ratio of two runs of identical code is noise; the row must say when that is
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.common import same_code_note
+
+    note = same_code_note(counts)
+    assert (says in note) if says else note == ""
