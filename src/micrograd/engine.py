@@ -122,7 +122,9 @@ def _as_float(data: object) -> float:
     """A real number as a float: Python's numbers, numpy scalars and 0-d arrays alike."""
     if type(data) is float:  # the common case, without the slower ABC isinstance check
         return data
-    if type(data) is int or isinstance(data, numbers.Real):  # (int: the ABC check skipped)
+    # ints and float subclasses (numpy's float64: the notebook's inputs) are Real: the
+    # slower ABC isinstance check (tried last) only for the rest
+    if isinstance(data, (int, float, numbers.Real)):
         try:
             return float(data)
         except OverflowError:  # an int too large for a float
