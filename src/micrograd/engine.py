@@ -122,7 +122,9 @@ def _as_float(data: object) -> float:
     """A real number as a float: Python's numbers, numpy scalars and 0-d arrays alike."""
     if type(data) is float:  # the common case, without the slower ABC isinstance check
         return data
-    if isinstance(data, numbers.Real):
+    # ints and float subclasses (numpy's float64: the notebook's inputs) are Real: the
+    # slower ABC isinstance check (tried last) only for the rest
+    if isinstance(data, (int, float, numbers.Real)):
         try:
             return float(data)
         except OverflowError:  # an int too large for a float
@@ -573,9 +575,24 @@ def _as_value(x: object) -> Value | None:
     returns NotImplemented, so Python tries the other operand's method)."""
     if isinstance(x, Value):
         return x
+    if type(x) is float or type(x) is int:  # `1 + v`, `2 * v`: a Value(x), built directly
+        return _constant(_as_float(x))
     if _is_operand(x):
         return Value(_as_float(x))
     return None
+
+
+def _constant(data: float) -> Value:
+    """Value(data) for a float: the leaf an op makes of a number operand, without
+    __init__'s conversions (the moons notebook's loss wraps ~200 numbers a step)."""
+    out = _new_object(Value)
+    out.data = data
+    out.grad = 0.0
+    out.label = ""
+    out._op = ""
+    out._prev = ()
+    out._grad_fn = None
+    return out
 
 
 # ---------------------------------------------------------------------------------------
