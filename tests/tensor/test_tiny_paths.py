@@ -80,7 +80,6 @@ def test_power_of_data_and_sum_backward_match_torch():
     np.testing.assert_array_equal(z.grad.numpy(), tz.grad.numpy())
 
 
-
 IN_PLACE = {"-=": ("__isub__", "sub_"), "+=": ("__iadd__", "add_"),
             "*=": ("__imul__", "mul_"), "/=": ("__itruediv__", "div_")}
 
@@ -89,8 +88,8 @@ IN_PLACE = {"-=": ("__isub__", "sub_"), "+=": ("__iadd__", "add_"),
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("symbol", list(IN_PLACE))
 def test_one_number_parameter_updates_in_place_as_torch_does(dtype, symbol, shape):
-    # `p -= lr * p.grad` on a 0-d parameter (W10-poly) takes a scalar path: the same bits
-    # as torch's, values that overflow, underflow or divide by zero included
+    # `p -= lr * p.grad` on a one-element parameter (W10-poly's) takes a scalar path: the
+    # same bits as torch's, values that overflow, underflow or divide by zero included
     ours_name, torch_name = IN_PLACE[symbol]
     with np.errstate(over="ignore"):  # 1e30 is inf in float16
         values = np.array([0.7, 1e-7, -3.0, 6e4, 0.0, 1e-30], dtype=dtype)
