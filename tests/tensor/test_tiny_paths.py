@@ -78,3 +78,38 @@ def test_power_of_data_and_sum_backward_match_torch():
     s.backward()
     ts.backward()
     np.testing.assert_array_equal(z.grad.numpy(), tz.grad.numpy())
+
+
+IN_PLACE = {"-=": ("__isub__", "sub_"), "+=": ("__iadd__", "add_"),
+            "*=": ("__imul__", "mul_"), "/=": ("__itruediv__", "div_")}
+
+
+@pytest.mark.parametrize("shape", [(), (1,)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("symbol", list(IN_PLACE))
+def test_one_number_parameter_updates_in_place_as_torch_does(dtype, symbol, shape):
+    # `p -= lr * p.grad` on a one-element parameter (W10-poly's) takes a scalar path: the
+    # same bits as torch's, values that overflow, underflow or divide by zero included
+    ours_name, torch_name = IN_PLACE[symbol]
+    with np.errstate(over="ignore"):  # 1e30 is inf in float16
+        values = np.array([0.7, 1e-7, -3.0, 6e4, 0.0, 1e-30], dtype=dtype)
+        others = np.array([3e-7, 0.3, 1e4, 6e4, 0.0, 1e30], dtype=dtype)
+    for value, other in zip(values, others, strict=True):
+        p, tp = _pair(np.full(shape, value), requires_grad=True)
+        o, to = _pair(np.full(shape, other))
+        with mtorch.no_grad(), np.errstate(all="ignore"):
+            assert getattr(p, ours_name)(o) is p
+        with torch.no_grad():
+            getattr(tp, torch_name)(to)
+        assert str(p.dtype) == str(tp.dtype) and p.shape == tp.shape == shape
+        np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
+        assert p._version == tp._version == 1
+
+
+def test_one_number_update_of_read_only_memory_raises_and_changes_nothing():
+    array = np.ones(1, np.float32)
+    array.flags.writeable = False
+    p = mtorch.from_numpy(array)
+    with pytest.raises(ValueError, match="read-only"):
+        p -= mtorch.tensor(0.5)
+    assert p.item() == 1.0
