@@ -161,6 +161,24 @@ def test_a_split_stack_of_products_equals_numpys_product_bit_for_bit(
     assert len(chunks) > 1 and sum(chunks) == 5
 
 
+def _stacked_products_and_grads(a: np.ndarray, b: np.ndarray, g: np.ndarray
+                                ) -> list[np.ndarray]:
+    x, y = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    out = x @ y.transpose(-2, -1)  # the lecture's q @ k.transpose(-2, -1)
+    out.backward(torch.tensor(g))
+    return [out.detach().numpy().copy(), x.grad.numpy().copy(), y.grad.numpy().copy()]
+
+
+@settings(max_examples=20, deadline=None)
+@given(batch=st.integers(1, 9), rows=st.integers(1, 11), inner=st.integers(1, 9),
+       dtype=dtypes, seed=st.integers(0, 2**16))
+def test_a_stack_of_tensor_products_split_over_threads_equals_serial_bit_for_bit(
+        batch: int, rows: int, inner: int, dtype: type, seed: int) -> None:
+    a, b = (_array((batch, rows, inner), dtype, "contiguous", seed + i) for i in range(2))
+    g = _array((batch, rows, rows), dtype, "contiguous", seed + 2)
+    _assert_split_equals_serial(_stacked_products_and_grads, a, b, g)
+
+
 def test_a_stack_that_broadcasts_is_numpys_product() -> None:
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((4, 1, 6, 5)), rng.standard_normal((3, 5, 2))
