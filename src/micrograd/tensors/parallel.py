@@ -17,6 +17,11 @@ product), the kernel runs in the caller alone. On a 2-core machine whose other c
 jobs use, a worker waits for a core and each numpy call's GIL hand-back waits with it:
 measured there, W9's GELU took 5.7 ms split against 2.35 serial. An exception in any
 chunk is raised in the caller, after every chunk has finished.
+
+Two more uses of the same pool: `matmul_stack` splits a stack of matrix products each too
+small for more than one BLAS thread (attention's heads), and `one_ahead` makes the next
+value of a serial source (dropout's MT19937 words) on a worker while the caller uses this
+one.
 """
 
 from __future__ import annotations
