@@ -224,10 +224,12 @@ def over_rows(work: Callable[[slice], None], a: np.ndarray, passes: int) -> None
     run(work, rows, a.size * passes, _row_align(a.size // max(rows, 1)))
 
 
-# multiply-adds from which a stack of small matrix products is split over threads: ~75 µs
-# of one core's float32 BLAS here (W9's attention stack, 48 products of 64x32 by 32x64, is
-# 6.3 million and took 117 µs), against a hand-off of 15 µs on an idle core
-MIN_STACK_MADDS = 1 << 22
+# multiply-adds from which a stack of small matrix products is split over threads.
+# Measured on the 2-core machine (float32, one BLAS thread a call, split vs unsplit): W9's
+# attention stacks, 48 products of 64x32x64 (6.3 million), 117-134 µs became 169-261;
+# 48 of 128x128x32 (25 million) 475-547 became 367-540; 64 of 256x256x64 (W8's heads,
+# 268 million) 8.8-9.4 ms became 5.1-5.9
+MIN_STACK_MADDS = 1 << 24
 
 
 def matmul_stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
