@@ -34,11 +34,13 @@ class _Threads:
         self.monkeypatch.setattr(parallel, "MIN_WORK", 2)
         self.monkeypatch.setattr(parallel, "TASK_WORK", 2)
         self.monkeypatch.setattr(parallel, "BLOCK", 64)  # blocks inside slices too
+        self.monkeypatch.setattr(parallel, "MIN_STACK_MADDS", 2)
         self.monkeypatch.setattr(threads, "threads_now", lambda: n)
 
     def serial(self) -> None:
         self.monkeypatch.setattr(parallel, "MIN_WORK", 1 << 62)
         self.monkeypatch.setattr(parallel, "BLOCK", 1 << 62)
+        self.monkeypatch.setattr(parallel, "MIN_STACK_MADDS", 1 << 62)
 
 
 @pytest.fixture
@@ -128,6 +130,59 @@ def test_attention_split_over_threads_equals_serial_bit_for_bit(
         batch: int, length: int, dim: int, dtype: type, dropout_p: float, seed: int) -> None:
     q, k, v, g = (_array((batch, length, dim), dtype, "contiguous", seed + i) for i in range(4))
     _assert_split_equals_serial(_attention_and_grads, q, k, v, g, dropout_p)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "a transposed", "b transposed", "both"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_split_stack_of_products_equals_numpys_product_bit_for_bit(
+        switch: _Threads, layout: str, dtype: type) -> None:
+    """Attention's stacked products: each chunk of the stack is numpy's own product of
+    those matrices, so the split stack is np.matmul's, bit for bit (it did split)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((5, 3, 17, 33)).astype(dtype)
+    b = rng.standard_normal((5, 3, 33, 19)).astype(dtype)
+    if layout in ("a transposed", "both"):
+        a = np.swapaxes(a.swapaxes(-1, -2).copy(), -1, -2)
+    if layout in ("b transposed", "both"):
+        b = np.swapaxes(b.swapaxes(-1, -2).copy(), -1, -2)
+    expected = np.matmul(a, b)
+    switch.split(2)
+    chunks: list[int] = []  # (whether a worker took one: test_a_split_kernel_runs_on...)
+    original = np.matmul
+
+    def recording(x: np.ndarray, y: np.ndarray, **kw: Any) -> np.ndarray:
+        chunks.append(len(x))
+        return original(x, y, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel.np, "matmul", recording)
+        got = parallel.matmul_stack(a, b)
+    assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+    assert len(chunks) > 1 and sum(chunks) == 5
+
+
+def _stacked_products_and_grads(a: np.ndarray, b: np.ndarray, g: np.ndarray
+                                ) -> list[np.ndarray]:
+    x, y = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    out = x @ y.transpose(-2, -1)  # the lecture's q @ k.transpose(-2, -1)
+    out.backward(torch.tensor(g))
+    return [out.detach().numpy().copy(), x.grad.numpy().copy(), y.grad.numpy().copy()]
+
+
+@settings(max_examples=20, deadline=None)
+@given(batch=st.integers(1, 9), rows=st.integers(1, 11), inner=st.integers(1, 9),
+       dtype=dtypes, seed=st.integers(0, 2**16))
+def test_a_stack_of_tensor_products_split_over_threads_equals_serial_bit_for_bit(
+        batch: int, rows: int, inner: int, dtype: type, seed: int) -> None:
+    a, b = (_array((batch, rows, inner), dtype, "contiguous", seed + i) for i in range(2))
+    g = _array((batch, rows, rows), dtype, "contiguous", seed + 2)
+    _assert_split_equals_serial(_stacked_products_and_grads, a, b, g)
+
+
+def test_a_stack_that_broadcasts_is_numpys_product() -> None:
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((4, 1, 6, 5)), rng.standard_normal((3, 5, 2))
+    assert np.array_equal(parallel.matmul_stack(a, b), np.matmul(a, b))
 
 
 def _dropout_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:

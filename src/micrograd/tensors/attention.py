@@ -25,7 +25,6 @@ from micrograd.tensors import parallel
 from micrograd.tensors import random as streams
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import Tensor, accumulate, node
-from micrograd.tensors.threads import matmul
 
 _causal_masks: dict[tuple[int, int], np.ndarray] = {}
 
@@ -101,7 +100,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if M is not None and M.dtype != np.bool_:
         check_same_dtype("scaled_dot_product_attention (attn_mask)", Q, M)
 
-    scores = matmul(Q, np.swapaxes(K, -1, -2))  # a fresh (..., L, S) array: work in it
+    # a fresh (..., L, S) array: work in it
+    scores = parallel.matmul_stack(Q, np.swapaxes(K, -1, -2))
     if M is not None:
         scores *= factor
         try:
@@ -134,9 +134,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     kept, keep_scale = None, None
     if dropout_p > 0:  # torch's mask, kept as bools (1 byte an element) and a scale
         kept, keep_scale = streams.dropout_keep(P.shape, dropout_p, P.dtype)
-        out = matmul(_dropped(P, kept, keep_scale), V)
+        out = parallel.matmul_stack(_dropped(P, kept, keep_scale), V)
     else:
-        out = matmul(P, V)
+        out = parallel.matmul_stack(P, V)
 
     inputs: tuple = (q, k, v) if mask_tensor is None else (q, k, v, mask_tensor)
 
@@ -146,11 +146,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             return
         if v._requires_grad:
             Pd = P if kept is None else _dropped(P, kept, keep_scale)
-            accumulate(v, matmul(np.swapaxes(Pd, -1, -2), g))
+            accumulate(v, parallel.matmul_stack(np.swapaxes(Pd, -1, -2), g))
         if not (q._requires_grad or k._requires_grad
                 or (mask_tensor is not None and mask_tensor._requires_grad)):
             return
-        dscores = matmul(g, np.swapaxes(V, -1, -2))  # dP, fresh: worked on in place
+        # dP, fresh: worked on in place
+        dscores = parallel.matmul_stack(g, np.swapaxes(V, -1, -2))
         d_grids = dscores.reshape(grid_shape)
         kept_grids = None if kept is None else kept.reshape(grid_shape)
 
@@ -167,8 +168,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             accumulate(mask_tensor, dscores.copy())
         dscores *= factor
         if q._requires_grad:
-            accumulate(q, matmul(dscores, K))
+            accumulate(q, parallel.matmul_stack(dscores, K))
         if k._requires_grad:
-            accumulate(k, matmul(np.swapaxes(dscores, -1, -2), Q))
+            accumulate(k, parallel.matmul_stack(np.swapaxes(dscores, -1, -2), Q))
 
     return node(out, inputs, "scaled_dot_product_attention", backward)

@@ -17,6 +17,11 @@ product), the kernel runs in the caller alone. On a 2-core machine whose other c
 jobs use, a worker waits for a core and each numpy call's GIL hand-back waits with it:
 measured there, W9's GELU took 5.7 ms split against 2.35 serial. An exception in any
 chunk is raised in the caller, after every chunk has finished.
+
+Two more uses of the same pool: `matmul_stack` splits a stack of matrix products each too
+small for more than one BLAS thread (attention's heads), and `one_ahead` makes the next
+value of a serial source (dropout's MT19937 words) on a worker while the caller uses this
+one.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
+from typing import TypeVar
 
 import numpy as np
 
@@ -51,6 +58,8 @@ _pool: ThreadPoolExecutor | None = None
 _pool_workers = 0
 _pool_lock = threading.Lock()
 _in_worker = threading.local()
+
+T = TypeVar("T")
 
 
 def thread_count(work: int) -> int:
@@ -213,3 +222,62 @@ def over_rows(work: Callable[[slice], None], a: np.ndarray, passes: int) -> None
         work(slice(0, rows))
         return
     run(work, rows, a.size * passes, _row_align(a.size // max(rows, 1)))
+
+
+# multiply-adds from which a stack of small matrix products is split over threads.
+# Measured on the 2-core machine (float32, one BLAS thread a call, split vs unsplit): W9's
+# attention stacks, 48 products of 64x32x64 (6.3 million), 117-134 µs became 169-261;
+# 48 of 128x128x32 (25 million) 475-547 became 367-540; 64 of 256x256x64 (W8's heads,
+# 268 million) 8.8-9.4 ms became 5.1-5.9
+MIN_STACK_MADDS = 1 << 24
+
+
+def matmul_stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b (numpy's rules) where a stack of products each too small for more than one
+    BLAS thread is split along its first axis over threads, each chunk an np.matmul on
+    one BLAS thread: each matrix gets the same BLAS call as in the unsplit product, so the
+    result is bit-identical. Other products go to threads.matmul (BLAS threads by size)."""
+    if a.ndim < 3 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        return threads.matmul(a, b)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = a.shape[0]
+    madds = a.size * n  # every matrix's m*k*n
+    if (madds < MIN_STACK_MADDS or batch < 2 or b.shape[-2] != k
+            or 2 * m * k * n >= threads.MIN_FLOPS  # one product is big: BLAS splits it
+            or getattr(_in_worker, "active", False)):
+        return threads.matmul(a, b)
+    count = min(threads.threads_now(), batch)
+    if count == 1:
+        return threads.matmul(a, b)
+    out = np.empty((*a.shape[:-1], n), dtype=np.result_type(a, b))
+
+    def chunk(part: slice) -> None:
+        np.matmul(a[part], b[part], out=out[part])
+
+    _run_split(chunk, bounds(batch, min(batch, 4 * count)), count)
+    return out
+
+
+def second_thread_free() -> bool:
+    """Whether work handed to a worker now would run beside the caller's."""
+    return not getattr(_in_worker, "active", False) and threads.threads_now() > 1
+
+
+def one_ahead(produce: Callable[[int], T], count: int) -> Iterator[T]:
+    """produce(0), ..., produce(count - 1), each made on a worker while the caller uses the
+    one before, when a second thread is free (else in the caller). The calls run one at a
+    time and in order, so a serial source (a random stream) gives the same values in the
+    same order; when the caller stops early, the call under way finishes first."""
+    if count < 2 or not second_thread_free():
+        for i in range(count):
+            yield produce(i)
+        return
+    future = _executor(1).submit(produce, 0)
+    try:
+        for i in range(1, count):
+            value = future.result()
+            future = _executor(1).submit(produce, i)
+            yield value
+        yield future.result()
+    finally:
+        wait_for([future])

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from micrograd.tensors import threads
+from micrograd.tensors import parallel, threads
 from micrograd.tensors.dtypes import check_same_dtype
 from micrograd.tensors.function import (
     Tensor,
@@ -32,8 +32,8 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
         b = Tensor(b)
     A, B = a._array, b._array
     check_same_dtype("@", A, B)
-    try:
-        out = threads.matmul(A, B)
+    try:  # a stack of products (attention's heads) may be split over threads
+        out = threads.matmul(A, B) if A.ndim < 3 else parallel.matmul_stack(A, B)
     except ValueError as error:
         inner = (
             f"{A.shape[-1]} != {B.shape[-2] if B.ndim > 1 else B.shape[0]}"
@@ -64,10 +64,10 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
         elif B.ndim == 1:  # and as a 1-column matrix on the right
             B2, g = B[:, None], np.expand_dims(g, -1)
         if left._requires_grad:
-            da = threads.matmul(g, np.swapaxes(B2, -1, -2))
+            da = parallel.matmul_stack(g, np.swapaxes(B2, -1, -2))
             accumulate(left, unbroadcast(da, A2.shape).reshape(A.shape))
         if right._requires_grad:
-            db = threads.matmul(np.swapaxes(A2, -1, -2), g)
+            db = parallel.matmul_stack(np.swapaxes(A2, -1, -2), g)
             accumulate(right, unbroadcast(db, B2.shape).reshape(B.shape))
 
     return node(out, (a, b), "@", backward, a._requires_grad or b._requires_grad)
