@@ -278,14 +278,13 @@ def test_dropout_keep_draws_torchs_mask_and_leaves_torchs_state(p):
 def test_dropout_keep_drawn_ahead_on_a_worker_is_torchs_mask(monkeypatch, ahead):
     """Big masks draw block i + 1 on parallel.py's worker while the caller compares block
     i: the same words in the same order, so still torch's mask and final state (blocks
-    made small here so that 3,150 draws take 13 or 16 blocks, the last one short)."""
+    made small here so that 3,150 draws take 13 blocks, the last one short)."""
     import threading
 
     from micrograd.tensors import threads
 
     monkeypatch.setattr(mr, "_DROPOUT_BLOCK", 250)
-    monkeypatch.setattr(mr, "_AHEAD_BLOCK", 200)
-    monkeypatch.setattr(mr, "_DROPOUT_AHEAD", 4 * 200 if ahead else 1 << 62)
+    monkeypatch.setattr(mr, "_DROPOUT_AHEAD", 4 * 250 if ahead else 1 << 62)
     monkeypatch.setattr(threads, "threads_now", lambda: 2)
     drawn_on: set[int] = set()
     original = mr.Generator.random32

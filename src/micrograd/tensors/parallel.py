@@ -258,17 +258,12 @@ def matmul_stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def second_thread_free() -> bool:
-    """Whether work handed to a worker now would run beside the caller's."""
-    return not getattr(_in_worker, "active", False) and threads.threads_now() > 1
-
-
 def one_ahead(produce: Callable[[int], T], count: int) -> Iterator[T]:
     """produce(0), ..., produce(count - 1), each made on a worker while the caller uses the
     one before, when a second thread is free (else in the caller). The calls run one at a
     time and in order, so a serial source (a random stream) gives the same values in the
     same order; when the caller stops early, the call under way finishes first."""
-    if count < 2 or not second_thread_free():
+    if count < 2 or getattr(_in_worker, "active", False) or threads.threads_now() < 2:
         for i in range(count):
             yield produce(i)
         return

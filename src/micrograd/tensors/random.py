@@ -524,10 +524,7 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
 
 
 _DROPOUT_BLOCK = 1 << 16  # draws per block in dropout_keep: 1 MiB of words
-# draws per block drawn ahead on a worker: measured on the 2-core machine, a (16, 6, 256,
-# 256) mask took 43-49 ms drawn so, 52-58 in blocks of 2**16 (ahead or not)
-_AHEAD_BLOCK = 1 << 18
-_DROPOUT_AHEAD = 4 * _AHEAD_BLOCK  # draws from which the next block is drawn ahead
+_DROPOUT_AHEAD = 4 * _DROPOUT_BLOCK  # draws from which the next block is drawn ahead
 
 
 def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
@@ -553,16 +550,14 @@ def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     # drawn and compared a block at a time (the stream's words in the same order): the
     # words of W8's attention dropout would be 400 MB at once, a block's stay in cache.
     # MT19937 is serial, but numpy draws without the GIL: a free core draws block i + 1
-    # while this one compares block i (a block: ~375 µs drawing, ~100 comparing), in
-    # bigger blocks so that the two hand-offs a block cost little beside that
-    ahead = count >= _DROPOUT_AHEAD and parallel.second_thread_free()
-    size = _AHEAD_BLOCK if ahead else _DROPOUT_BLOCK
-    starts = range(0, count, size)
+    # while this one compares block i (a block: ~375 µs drawing, ~100 comparing)
+    starts = range(0, count, _DROPOUT_BLOCK)
 
     def draw(block: int) -> np.ndarray:
-        return stream.random32(2 * min(size, count - starts[block]))
+        return stream.random32(2 * min(_DROPOUT_BLOCK, count - starts[block]))
 
-    blocks = parallel.one_ahead(draw, len(starts)) if ahead else map(draw, range(len(starts)))
+    blocks = (parallel.one_ahead(draw, len(starts)) if count >= _DROPOUT_AHEAD
+              else map(draw, range(len(starts))))
     for start, drawn in zip(starts, blocks, strict=True):
         n = len(drawn) // 2
         words = drawn.reshape(n, 2)
