@@ -274,35 +274,6 @@ def test_dropout_keep_draws_torchs_mask_and_leaves_torchs_state(p):
     assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
 
 
-@pytest.mark.parametrize("ahead", [True, False])
-def test_dropout_keep_drawn_ahead_on_a_worker_is_torchs_mask(monkeypatch, ahead):
-    """Big masks draw block i + 1 on parallel.py's worker while the caller compares block
-    i: the same words in the same order, so still torch's mask and final state (blocks
-    made small here so that 3,150 draws take 13 blocks, the last one short)."""
-    import threading
-
-    from micrograd.tensors import threads
-
-    monkeypatch.setattr(mr, "_DROPOUT_BLOCK", 250)
-    monkeypatch.setattr(mr, "_DROPOUT_AHEAD", 4 * 250 if ahead else 1 << 62)
-    monkeypatch.setattr(threads, "threads_now", lambda: 2)
-    drawn_on: set[int] = set()
-    original = mr.Generator.random32
-
-    def recording(self, count):
-        drawn_on.add(threading.get_ident())
-        return original(self, count)
-
-    monkeypatch.setattr(mr.Generator, "random32", recording)
-    torch.manual_seed(5)
-    mr.manual_seed(5)
-    expected = torch.nn.functional.dropout(torch.ones(3, 50, 21, dtype=torch.float64), 0.3)
-    kept, scale = mr.dropout_keep((3, 50, 21), 0.3, np.float64)
-    assert_same(kept * scale, expected, f"dropout_keep ahead={ahead}")
-    assert np.array_equal(mr.get_rng_state(), torch.get_rng_state().numpy())
-    assert (threading.get_ident() not in drawn_on) == ahead
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("p", [0.1, 0.5, 1.0])
 def test_dropout_node_gives_torchs_output_and_gradient_bit_for_bit(p, dtype):

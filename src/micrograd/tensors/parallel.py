@@ -30,10 +30,8 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import wait as wait_for
-from typing import TypeVar
 
 import numpy as np
 
@@ -58,8 +56,6 @@ _pool: ThreadPoolExecutor | None = None
 _pool_workers = 0
 _pool_lock = threading.Lock()
 _in_worker = threading.local()
-
-T = TypeVar("T")
 
 
 def thread_count(work: int) -> int:
@@ -256,23 +252,3 @@ def matmul_stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     _run_split(chunk, bounds(batch, min(batch, 4 * count)), count)
     return out
-
-
-def one_ahead(produce: Callable[[int], T], count: int) -> Iterator[T]:
-    """produce(0), ..., produce(count - 1), each made on a worker while the caller uses the
-    one before, when a second thread is free (else in the caller). The calls run one at a
-    time and in order, so a serial source (a random stream) gives the same values in the
-    same order; when the caller stops early, the call under way finishes first."""
-    if count < 2 or getattr(_in_worker, "active", False) or threads.threads_now() < 2:
-        for i in range(count):
-            yield produce(i)
-        return
-    future = _executor(1).submit(produce, 0)
-    try:
-        for i in range(1, count):
-            value = future.result()
-            future = _executor(1).submit(produce, i)
-            yield value
-        yield future.result()
-    finally:
-        wait_for([future])

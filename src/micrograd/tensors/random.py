@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from micrograd.tensors import parallel
 from micrograd.tensors._float_emulation import c_float_function, fma, libm, log_f32, sincos_f32
 
 __all__ = [
@@ -524,7 +523,6 @@ def dropout_mask(shape: Shape, p: float, dtype: DTypeLike = np.float32,
 
 
 _DROPOUT_BLOCK = 1 << 16  # draws per block in dropout_keep: 1 MiB of words
-_DROPOUT_AHEAD = 4 * _DROPOUT_BLOCK  # draws from which the next block is drawn ahead
 
 
 def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
@@ -548,19 +546,10 @@ def dropout_keep(shape: Shape, p: float, dtype: DTypeLike = np.float32,
     stream, threshold = resolve_stream(generator), _U64(math.ceil((1.0 - p) * 2.0 ** 53))
     kept = np.empty(count, dtype=bool)
     # drawn and compared a block at a time (the stream's words in the same order): the
-    # words of W8's attention dropout would be 400 MB at once, a block's stay in cache.
-    # MT19937 is serial, but numpy draws without the GIL: a free core draws block i + 1
-    # while this one compares block i (a block: ~375 µs drawing, ~100 comparing)
-    starts = range(0, count, _DROPOUT_BLOCK)
-
-    def draw(block: int) -> np.ndarray:
-        return stream.random32(2 * min(_DROPOUT_BLOCK, count - starts[block]))
-
-    blocks = (parallel.one_ahead(draw, len(starts)) if count >= _DROPOUT_AHEAD
-              else map(draw, range(len(starts))))
-    for start, drawn in zip(starts, blocks, strict=True):
-        n = len(drawn) // 2
-        words = drawn.reshape(n, 2)
+    # words of W8's attention dropout would be 400 MB at once, a block's stay in cache
+    for start in range(0, count, _DROPOUT_BLOCK):
+        n = min(_DROPOUT_BLOCK, count - start)
+        words = stream.random32(2 * n).reshape(n, 2)
         high = words[:, 0] & _U64((1 << 21) - 1)  # random64's high half, to 53 bits
         high <<= _U64(32)
         high |= words[:, 1]
