@@ -257,8 +257,10 @@ def test_a_split_kernel_runs_on_more_than_one_thread(switch: _Threads) -> None:
     """The first slice waits until another thread has started one: it can only finish if
     the work really is shared."""
     switch.split(2)
+    splits = parallel.split_calls()
     seen = _threads_taking_slices()
     assert len(seen) == 2 and threading.get_ident() in seen
+    assert parallel.split_calls() == splits + 1  # counted for the bench's policy row
 
 
 def test_an_exception_in_a_worker_is_raised_in_the_caller(switch: _Threads) -> None:
@@ -301,8 +303,10 @@ def test_set_num_threads_1_runs_every_kernel_in_the_caller(monkeypatch: pytest.M
     try:
         assert parallel.thread_count(1 << 40) == 1
         seen: set[int] = set()
+        splits = parallel.split_calls()
         parallel.run(lambda part: seen.add(threading.get_ident()), 64, 1 << 40)
         assert seen == {threading.get_ident()}
+        assert parallel.split_calls() == splits  # the bench's "same code" count
     finally:
         torch.set_num_threads(before)
 

@@ -18,10 +18,8 @@ jobs use, a worker waits for a core and each numpy call's GIL hand-back waits wi
 measured there, W9's GELU took 5.7 ms split against 2.35 serial. An exception in any
 chunk is raised in the caller, after every chunk has finished.
 
-Two more uses of the same pool: `matmul_stack` splits a stack of matrix products each too
-small for more than one BLAS thread (attention's heads), and `one_ahead` makes the next
-value of a serial source (dropout's MT19937 words) on a worker while the caller uses this
-one.
+The same pool serves `matmul_stack`, which splits a stack of matrix products each too
+small for more than one BLAS thread (attention's heads).
 """
 
 from __future__ import annotations
@@ -147,7 +145,18 @@ def run(work: Callable[[slice], None], length: int, cost: int, align: int = 1,
     _run_split(chunk_work, parts, n)
 
 
+_splits = 0  # calls split over threads in this process, for measurements
+
+
+def split_calls() -> int:
+    """How many calls this process has split over more than one thread (0: every kernel
+    ran exactly as under OPENBLAS_NUM_THREADS=1)."""
+    return _splits
+
+
 def _run_split(chunk_work: Callable[[slice], None], parts: list[slice], n: int) -> None:
+    global _splits
+    _splits += 1
     job = _Job(chunk_work, parts)
     pool = _executor(n - 1)
     for _ in range(min(n, len(parts)) - 1):
