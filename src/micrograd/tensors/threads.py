@@ -51,8 +51,11 @@ from micrograd.tensors import allocator
 # 0.70-0.80x, 768x128x65 (1.3e7) 0.56x, 512x64x256 (1.7e7) 0.60x, 768x128x512 (1e8) 0.51x.
 # Not lower: a product that meets another job's time slice on two threads loses ~4 ms, so
 # a small product's few µs of gain are worth it only on a machine that is idle almost all
-# the time (at 1e7, a gain of ~60 µs, one such loss in 70 products undoes it).
-MIN_FLOPS = 1.0e7
+# the time (at 1e7, a gain of ~60 µs, one such loss in 70 products undoes it). And not
+# 1e7, although those products gain alone: in the whole quiet suite run of 12:55 UTC the
+# GPT lecture's small step (W7, its products 1.3e7-1.7e7) ran ~580 of them on two threads
+# a process and took 24.2 ms a step against 20.6 ms on one thread (5 processes each).
+MIN_FLOPS = 2.0e7
 # seconds between two looks at the machine's load: /proc/stat counts in 10 ms ticks, so a
 # look over 0.25 s is within 0.04 of a core
 LOAD_INTERVAL = 0.25
