@@ -77,11 +77,18 @@ dtypes = st.sampled_from([np.float32, np.float64])
 layouts = st.sampled_from(["contiguous", "transposed", "strided"])
 
 
-def _gelu_and_grad(x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = torch.tensor(x, requires_grad=True)
-    y = F.gelu(t)
-    y.backward(torch.tensor(g))
-    return y.detach().numpy().copy(), t.grad.numpy().copy()
+def _value_and_grad(op: Any) -> Any:
+    """(x, g) -> [op(x), the gradient of op(x) . g with respect to x], as numpy arrays."""
+    def run(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
+        t = torch.tensor(x, requires_grad=True)
+        y = op(t)
+        y.backward(torch.tensor(g))
+        return [y.detach().numpy().copy(), t.grad.numpy().copy()]
+
+    return run
+
+
+_gelu_and_grad = _value_and_grad(F.gelu)
 
 
 @settings(max_examples=60, deadline=None)
@@ -212,11 +219,7 @@ def test_dropout_and_clip_grad_split_over_threads_equal_serial_bit_for_bit(
     _assert_split_equals_serial(lambda: _dropout_and_grad(x, g) + _clipped(grads))
 
 
-def _softmax_and_grad(x: np.ndarray, g: np.ndarray) -> list[np.ndarray]:
-    t = torch.tensor(x, requires_grad=True)
-    y = t.softmax(-1)
-    y.backward(torch.tensor(g))
-    return [y.detach().numpy().copy(), t.grad.numpy().copy()]
+_softmax_and_grad = _value_and_grad(lambda t: t.softmax(-1))
 
 
 @settings(max_examples=40, deadline=None)
